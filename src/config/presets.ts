@@ -1,0 +1,62 @@
+import { ConfigError } from "../errors/config-error.js";
+import { type ComponentName, type Config, componentNames } from "./schema.js";
+
+const agent: ComponentName[] = [
+  "format",
+  "toon",
+  "textclean",
+  "dedup",
+  "failed_run",
+  "mask",
+  "extract",
+  "linecap",
+];
+
+/** Named pipelines (§5). */
+export const presets: Readonly<Record<string, readonly ComponentName[]>> = {
+  off: [],
+  safe: ["format", "textclean"],
+  balanced: ["format", "textclean", "dedup", "failed_run", "cmdfilter", "linecap"],
+  agent,
+  aggressive: [...agent, "smartcrush", "collapse"],
+  summarize: ["summarize"],
+  "llmd-toon": ["format", "toon"],
+};
+
+export function isComponentName(name: string): name is ComponentName {
+  return (componentNames as string[]).includes(name);
+}
+
+/** The component names a preset or an explicit list stands for; undefined when any is unknown. */
+export function pipelineFor(
+  names: readonly string[] | undefined,
+  preset: string,
+): readonly ComponentName[] | undefined {
+  if (names) return names.every(isComponentName) ? names : undefined;
+  return presets[preset];
+}
+
+/** The configured pipeline: `pipeline` when given, else the preset. */
+export function configuredPipeline(config: Config): readonly ComponentName[] {
+  const names = pipelineFor(config.pipeline, config.preset);
+  if (!names) throw new Error("configuration was not validated");
+  return names;
+}
+
+/** Boot-time check that the preset exists and every pipeline entry names a component. */
+export function validatePipeline(config: Config): void {
+  if (config.pipeline) {
+    const unknown = config.pipeline.find((name) => !isComponentName(name));
+    if (unknown !== undefined) {
+      throw new ConfigError(
+        "pipeline",
+        `unknown component ${JSON.stringify(unknown)} (known: ${componentNames.join(", ")})`,
+      );
+    }
+  } else if (!presets[config.preset]) {
+    throw new ConfigError(
+      "preset",
+      `unknown preset ${JSON.stringify(config.preset)} (known: ${Object.keys(presets).join(", ")})`,
+    );
+  }
+}

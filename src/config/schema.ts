@@ -1,0 +1,170 @@
+import { z } from "zod";
+
+/** How an offloader marks what it dropped (§6). */
+export const markerModeSchema = z.enum(["full", "summary", "off"]);
+export type MarkerMode = z.infer<typeof markerModeSchema>;
+
+const count = z.number().int().nonnegative();
+const positive = z.number().int().positive();
+
+/** Gates for costly components (§4); 0 means no constraint. */
+export const triggerSchema = z.strictObject({
+  min_request_tokens: count.default(0),
+  min_messages: count.default(0),
+  min_output_tokens: count.default(0),
+});
+export type Trigger = z.infer<typeof triggerSchema>;
+
+/** A cheap model used by the LLM-backed components (§5, second table). */
+export const modelSchema = z.strictObject({
+  source: z.enum(["configured", "incoming"]).default("configured"),
+  provider: z.enum(["openai", "anthropic"]).default("openai"),
+  base_url: z.url().optional(),
+  model: z.string().min(1).optional(),
+  api_key: z.string().min(1).optional(),
+  api_key_env: z.string().min(1).optional(),
+  auth_style: z.enum(["bearer", "x-api-key"]).optional(),
+  timeout_ms: positive.default(10_000),
+  max_concurrency: positive.default(4),
+  max_retries: count.default(2),
+});
+export type ModelConfig = z.infer<typeof modelSchema>;
+
+/** Options every component accepts. */
+const common = {
+  marker_mode: markerModeSchema.optional(),
+  trigger: triggerSchema.prefault({}),
+};
+
+export const componentsSchema = z.strictObject({
+  format: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
+  toon: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
+  textclean: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
+  mask: z
+    .strictObject({ ...common, keep_recent: count.default(3), min_tokens: count.default(100) })
+    .prefault({}),
+  dedup: z.strictObject({ ...common, min_tokens: count.default(100) }).prefault({}),
+  failed_run: z.strictObject({ ...common, min_tokens: count.default(100) }).prefault({}),
+  collapse: z
+    .strictObject({
+      ...common,
+      max_tokens: positive.default(2000),
+      head_lines: count.default(20),
+      tail_lines: count.default(20),
+    })
+    .prefault({}),
+  smartcrush: z
+    .strictObject({
+      ...common,
+      min_items: positive.default(5),
+      keep_first: count.default(3),
+      keep_last: count.default(2),
+      min_tokens: count.default(200),
+    })
+    .prefault({}),
+  extract: z.strictObject({ ...common, min_tokens: count.default(300) }).prefault({}),
+  linecap: z
+    .strictObject({
+      ...common,
+      max_line_chars: positive.default(500),
+      min_tokens: count.default(50),
+    })
+    .prefault({}),
+  cmdfilter: z.strictObject({ ...common, min_tokens: count.default(100) }).prefault({}),
+  summarize: z
+    .strictObject({
+      ...common,
+      model: modelSchema.prefault({}),
+      keep_last: positive.default(6),
+      level: z.enum(["concise", "regular", "detailed"]).default("regular"),
+      resummarize_tokens: positive.default(8000),
+    })
+    .prefault({}),
+  extract_llm: z
+    .strictObject({
+      ...common,
+      model: modelSchema.prefault({}),
+      min_tokens: count.default(1000),
+    })
+    .prefault({}),
+});
+export type ComponentsConfig = z.infer<typeof componentsSchema>;
+export type ComponentName = keyof ComponentsConfig;
+export const componentNames = Object.keys(componentsSchema.shape) as ComponentName[];
+
+export const storeSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  backend: z.enum(["memory", "redis"]).default("memory"),
+  ttl_seconds: positive.default(1800),
+  max_entries: positive.default(1000),
+  max_sessions: positive.default(100),
+  max_bytes: positive.default(256 * 1024 * 1024),
+  /** Largest single original that is stashed; a larger one stays verbatim. */
+  max_entry_bytes: positive.default(8 * 1024 * 1024),
+  /** Ids remembered per session so decisions stay byte-stable across turns. */
+  max_sticky_ids: positive.default(4096),
+  /** Deadline for one store operation; past it the offload is reverted. */
+  timeout_ms: positive.default(250),
+  /** When set, marker ids are HMAC-SHA-256 under this key instead of plain SHA-256. */
+  hash_key: z.string().min(16).optional(),
+  redis: z
+    .strictObject({
+      url: z.string().min(1).default("redis://127.0.0.1:6379"),
+      key_prefix: z.string().default("cg:"),
+    })
+    .prefault({}),
+});
+export type StoreConfig = z.infer<typeof storeSchema>;
+
+const upstreamTarget = (baseUrl: string) =>
+  z
+    .strictObject({
+      base_url: z.url().default(baseUrl),
+      /** Gateway key that replaces the client's credentials upstream. */
+      api_key: z.string().min(1).optional(),
+    })
+    .prefault({});
+
+export const upstreamSchema = z.strictObject({
+  openai: upstreamTarget("https://api.openai.com/v1"),
+  anthropic: upstreamTarget("https://api.anthropic.com"),
+  connect_timeout_ms: positive.default(10_000),
+  first_byte_timeout_ms: positive.default(120_000),
+  max_expand_rounds: count.max(3).default(3),
+});
+
+export const limitsSchema = z.strictObject({
+  body_bytes: positive.default(32 * 1024 * 1024),
+  /** Deadline for a whole /compact run; past it the original body is returned. */
+  compact_timeout_ms: positive.default(2_000),
+  header_timeout_ms: positive.default(30_000),
+  max_header_bytes: positive.default(64 * 1024),
+});
+
+export const configSchema = z.strictObject({
+  preset: z.string().min(1).default("agent"),
+  pipeline: z.array(z.string().min(1)).optional(),
+  marker_mode: markerModeSchema.default("full"),
+  components: componentsSchema.prefault({}),
+  store: storeSchema.prefault({}),
+  inject_expand: z.enum(["auto", "always", "never"]).default("auto"),
+  upstream: upstreamSchema.prefault({}),
+  limits: limitsSchema.prefault({}),
+  auth: z.strictObject({ token: z.string().min(16).optional() }).prefault({}),
+  server: z
+    .strictObject({
+      port: z.number().int().min(0).max(65535).default(4000),
+      host: z.string().min(1).default("0.0.0.0"),
+      /** How long in-flight requests may drain after SIGTERM before the process exits. */
+      shutdown_timeout_ms: positive.default(8_000),
+    })
+    .prefault({}),
+  log: z
+    .strictObject({
+      level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    })
+    .prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,41 @@
+import { createHash, createHmac } from "node:crypto";
+
+/** Summary-mode sentinel: marks where content was compacted; resolves to nothing. */
+export const SENTINEL = "\u27eacg\u27eb";
+/** The expand hint H appended by offloaders in full mode (§5). */
+export const EXPAND_HINT = " [full output: call context_guru_expand]";
+
+const MARKER = /<<cg:([A-Za-z0-9_-]{1,64})>>/g;
+/** The same marker as it may appear inside raw JSON text, `<` and `>` possibly \u-escaped. */
+const RAW_MARKER =
+  /(?:<|\\u003[cC])(?:<|\\u003[cC])cg:([A-Za-z0-9_-]{1,64})(?:>|\\u003[eE])(?:>|\\u003[eE])/g;
+
+export function markerFor(id: string): string {
+  return `<<cg:${id}>>`;
+}
+
+/** Marker ids in a decoded string, in order of appearance (duplicates kept). */
+export function markerIds(text: string): string[] {
+  return Array.from(text.matchAll(MARKER), (match) => match[1] as string);
+}
+
+/** Marker ids in raw JSON text, escaped or not. */
+export function rawMarkerIds(json: string): string[] {
+  return Array.from(json.matchAll(RAW_MARKER), (match) => match[1] as string);
+}
+
+/** True when text already carries a full marker or the summary sentinel (never compact again). */
+export function carriesMarker(text: string): boolean {
+  return text.includes(SENTINEL) || /<<cg:[A-Za-z0-9_-]{1,64}>>/.test(text);
+}
+
+/**
+ * Content ids (§6): the first 16 lowercase hex chars of SHA-256 of the exact UTF-8 bytes, or of
+ * HMAC-SHA-256 under a deployment key so a client cannot probe the store by hashing content.
+ */
+export function contentHasher(hashKey?: string): (text: string) => string {
+  if (hashKey === undefined) {
+    return (text) => createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16);
+  }
+  return (text) => createHmac("sha256", hashKey).update(text, "utf8").digest("hex").slice(0, 16);
+}

@@ -1,0 +1,72 @@
+import type { ComponentName, ComponentsConfig, MarkerMode } from "../config/schema.js";
+import type { Provider, ToolOutput } from "../wire/types.js";
+
+export type ComponentKind = "reformat" | "offload";
+
+/** Options of component N as configured (defaults applied). */
+export type OptionsOf<N extends ComponentName> = ComponentsConfig[N];
+
+/** What the pipeline lends a component for one run. Components never stash or guard themselves. */
+export interface ComponentContext {
+  readonly provider: Provider;
+  /** Every tool output of the request, as earlier components left them. */
+  readonly outputs: readonly ToolOutput[];
+  readonly messageCount: number;
+  /** Text of the last user message: the agent's current goal. */
+  readonly goal: string;
+  /** Effective marker mode for this component (full degrades to off without a persisting store). */
+  readonly mode: MarkerMode;
+  /**
+   * The marker token T (§6) for `original`, the exact text being replaced: `<<cg:HASH>>` in full
+   * mode (the pipeline stashes `original` under HASH before the marker is written), `⟪cg⟫` in
+   * summary mode, "" in off mode.
+   */
+  marker(original: string): string;
+  /** The expand hint H (§5): ` [full output: call context_guru_expand]` in full mode, else "". */
+  readonly hint: string;
+  /** o200k_base tokens of `text`, memoised by content. */
+  tokens(text: string): number;
+  /** True when `text` has at least `limit` tokens; stops counting early. */
+  atLeastTokens(text: string, limit: number): boolean;
+  /** True when this component reduced exactly this text earlier in the session (sticky set). */
+  wasReduced(text: string): boolean;
+  readonly signal: AbortSignal;
+}
+
+/** One replacement: tool output `index` becomes `text`. */
+export interface Change {
+  readonly index: number;
+  readonly text: string;
+}
+
+interface ComponentBase<N extends ComponentName> {
+  readonly name: N;
+  readonly kind: ComponentKind;
+}
+
+/**
+ * A component that decides each output on its own text (and its call): a pure function of
+ * (output, options, mode), so the pipeline memoises it across requests. Returns the replacement,
+ * or undefined to leave the output as it is.
+ */
+export interface OutputComponent<N extends ComponentName> extends ComponentBase<N> {
+  readonly scope: "output";
+  reduce(
+    output: ToolOutput,
+    options: OptionsOf<N>,
+    context: ComponentContext,
+  ): string | undefined | Promise<string | undefined>;
+}
+
+/** A component that needs the whole request (ordering, duplicates, model calls). */
+export interface RequestComponent<N extends ComponentName> extends ComponentBase<N> {
+  readonly scope: "request";
+  reduce(
+    options: OptionsOf<N>,
+    context: ComponentContext,
+  ): readonly Change[] | Promise<readonly Change[]>;
+}
+
+export type Component<N extends ComponentName = ComponentName> =
+  | OutputComponent<N>
+  | RequestComponent<N>;

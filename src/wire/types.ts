@@ -1,0 +1,27 @@
+export type Provider = "openai" | "anthropic";
+
+/** The call that produced a tool output (§3): the tool's name and its parsed arguments. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** Parsed arguments (`tool_use.input`, or `function.arguments` decoded); undefined if unparseable. */
+  readonly input: unknown;
+}
+
+/** One tool output as the components see it: a single string of the request body. */
+export interface ToolOutput {
+  /** Position among the request's tool outputs, 0-based, in message order. */
+  readonly index: number;
+  /** Index of the message that holds it in `messages`. */
+  readonly messageIndex: number;
+  readonly text: string;
+  readonly call: ToolCall | undefined;
+  /** Anthropic `is_error: true` on the tool_result. */
+  readonly isError: boolean;
+}
+
+/** A half-open range of UTF-16 offsets into the request text. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
