@@ -1,0 +1,34 @@
+import { countTokens, isWithinTokenLimit } from "gpt-tokenizer/encoding/o200k_base";
+import { LRUCache } from "lru-cache";
+
+/**
+ * o200k_base token counts memoised by content (§4): agents re-send the same outputs every turn,
+ * so a warm request counts only what is new. Keys are the texts themselves, bounded by their
+ * total length.
+ */
+export class TokenCounter {
+  readonly #memo: LRUCache<string, number>;
+
+  constructor(maxChars = 64 * 1024 * 1024) {
+    this.#memo = new LRUCache({ maxSize: maxChars, sizeCalculation: (_, key) => key.length || 1 });
+  }
+
+  count(text: string): number {
+    if (text.length === 0) return 0;
+    const known = this.#memo.get(text);
+    if (known !== undefined) return known;
+    const counted = countTokens(text);
+    this.#memo.set(text, counted);
+    return counted;
+  }
+
+  /** True when `text` has at least `limit` tokens; counts no further than it must. */
+  atLeast(text: string, limit: number): boolean {
+    if (limit <= 0) return true;
+    // Every token covers at least one UTF-16 unit of text... but a unit may be several tokens,
+    // so only the memo and the early-exit encoder can answer exactly.
+    const known = this.#memo.get(text);
+    if (known !== undefined) return known >= limit;
+    return isWithinTokenLimit(text, limit - 1) === false;
+  }
+}
