@@ -1,0 +1,109 @@
+import { LRUCache } from "lru-cache";
+import type { StoreConfig } from "../config/schema.js";
+import { StoreCapacityError } from "../errors/store-error.js";
+import { checkPut, valueBytes } from "./entry-size.js";
+import { addNewest } from "./sticky-order.js";
+import type { StashEntry, Store, StoreStats } from "./types.js";
+
+/** A kept original and the sessions allowed to read it (oldest first, at most `max_sessions`). */
+interface Kept {
+  readonly value: string;
+  readonly owners: ReadonlySet<string>;
+}
+
+export interface MemoryStoreOptions {
+  /** Milliseconds clock used for TTLs; tests inject one to move time by hand. */
+  readonly clock?: () => number;
+}
+
+/**
+ * The in-process store (§7): one LRU of originals bounded by count (`max_entries`), bytes
+ * (`max_bytes`, exact UTF-8 size of value, key and owner ids) and time (`ttl_seconds`, slid by
+ * every owned read), plus one LRU of sticky sets bounded by `max_sessions` × `max_sticky_ids`.
+ * Owner records live on the entry, so they expire and are evicted together with the value.
+ */
+export class MemoryStore implements Store {
+  readonly backend = "memory";
+  readonly persists = true;
+  readonly #kept: LRUCache<string, Kept>;
+  readonly #sticky: LRUCache<string, Set<string>>;
+  readonly #config: StoreConfig;
+
+  constructor(config: StoreConfig, options: MemoryStoreOptions = {}) {
+    this.#config = config;
+    const ttl = config.ttl_seconds * 1000;
+    // ttlResolution 0: read the clock on every call, so an injected clock takes effect at once.
+    const timing = {
+      ttl,
+      updateAgeOnGet: true,
+      ttlResolution: 0,
+      ...(options.clock ? { perf: { now: options.clock } } : {}),
+    };
+    this.#kept = new LRUCache<string, Kept>({
+      ...timing,
+      max: config.max_entries,
+      maxSize: config.max_bytes,
+      sizeCalculation: (kept, key) => keptBytes(key, kept),
+    });
+    this.#sticky = new LRUCache<string, Set<string>>({ ...timing, max: config.max_sessions });
+  }
+
+  async put(session: string, entries: readonly StashEntry[]): Promise<void> {
+    if (entries.length > this.#config.max_entries) {
+      throw new StoreCapacityError(
+        `${entries.length} entries in one put, more than store.max_entries`,
+      );
+    }
+    checkPut(entries, {
+      maxEntryBytes: this.#config.max_entry_bytes,
+      maxBytes: this.#config.max_bytes,
+    });
+    for (const { key, value } of entries) {
+      const owners = new Set(this.#kept.peek(key)?.owners);
+      addNewest(owners, [session], this.#config.max_sessions);
+      this.#kept.set(key, { value, owners });
+    }
+    // Owner ids and keys count towards max_bytes too; a put whose overhead tipped the bound
+    // would have evicted its own entries, and an acknowledged put must be readable.
+    const lost = entries.find(({ key }) => !this.#kept.has(key));
+    if (lost) {
+      throw new StoreCapacityError(`entry ${lost.key} did not fit within store.max_bytes`);
+    }
+  }
+
+  async get(session: string, key: string): Promise<string | undefined> {
+    if (!this.#kept.peek(key)?.owners.has(session)) return undefined;
+    return this.#kept.get(key)?.value;
+  }
+
+  async sticky(session: string): Promise<ReadonlySet<string>> {
+    return new Set(this.#sticky.get(session));
+  }
+
+  async addSticky(session: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const set = new Set(this.#sticky.get(session));
+    addNewest(set, ids, this.#config.max_sticky_ids);
+    this.#sticky.set(session, set);
+  }
+
+  async ready(): Promise<boolean> {
+    return true;
+  }
+
+  async stats(): Promise<StoreStats> {
+    this.#kept.purgeStale();
+    return { entries: this.#kept.size, bytes: this.#kept.calculatedSize };
+  }
+
+  async close(): Promise<void> {
+    this.#kept.clear();
+    this.#sticky.clear();
+  }
+}
+
+function keptBytes(key: string, kept: Kept): number {
+  let bytes = valueBytes(kept.value) + valueBytes(key);
+  for (const owner of kept.owners) bytes += valueBytes(owner);
+  return bytes;
+}
