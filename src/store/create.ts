@@ -1,0 +1,31 @@
+import type { StoreConfig } from "../config/schema.js";
+import { withDeadline } from "./deadline.js";
+import { MemoryStore } from "./memory.js";
+import { NopStore } from "./nop.js";
+import { RedisStore } from "./redis.js";
+import type { Store } from "./types.js";
+
+export interface CreateStoreOptions {
+  /** Milliseconds clock for the memory store's TTLs (tests move time by hand). */
+  readonly clock?: () => number;
+  /** Redis connection problems as they happen; the client keeps reconnecting by itself. */
+  readonly onError?: (error: Error) => void;
+}
+
+/**
+ * The one store of the process (§7): nop when `store.enabled` is false, else the configured
+ * backend. The Redis store is bounded by `store.timeout_ms` on every call; the memory store
+ * answers synchronously and needs no deadline.
+ */
+export function createStore(config: StoreConfig, options: CreateStoreOptions = {}): Store {
+  if (!config.enabled) return new NopStore();
+  switch (config.backend) {
+    case "memory":
+      return new MemoryStore(config, options.clock ? { clock: options.clock } : {});
+    case "redis":
+      return withDeadline(
+        new RedisStore(config, options.onError ? { onError: options.onError } : {}),
+        config.timeout_ms,
+      );
+  }
+}
