@@ -1,0 +1,110 @@
+import type { OutputComponent } from "../pipeline/types.js";
+
+/**
+ * `linecap` (§5, Offload): caps repeated lines and over-long lines of a tool output.
+ *
+ * Lines are the text split on `\n`.
+ * - Repeats: a line that occurs N ≥ 2 times (adjacent or not) and holds at least
+ *   `MIN_REPEAT_CHARS` non-blank characters is written once, where it first occurs, as
+ *   `line  (xN)` (two spaces); its later copies are removed. Shorter lines (`}`, `else:`, blank
+ *   lines) always stay, so the shape of code survives.
+ * - Long lines: a line longer than `max_line_chars` is cut in the middle: its first and last
+ *   ⌊(max_line_chars − 11) / 2⌋ characters joined by `...[cut]...`, so the result is at most
+ *   `max_line_chars` long. Never cut: lines with a path (`/` or `\` before a file name with an
+ *   extension, or an absolute path of two or more segments), a stack frame (`at f (file:1:2)`,
+ *   `File "x.py", line 3`, `main.go:12`), an error word (error, fail, exception, panic, fatal, traceback,
+ *   warning) or a URL.
+ *
+ * Result: the lines joined by `\n`, then `\n` + T on its own last line (T alone when the text
+ * already ends with `\n`); in off mode nothing is appended. Undefined when nothing changes or the
+ * output is under `min_tokens`.
+ */
+
+export const CUT = "...[cut]...";
+/** Fewest non-blank characters a line needs before its repeats are folded into `(xN)`. */
+export const MIN_REPEAT_CHARS = 10;
+
+const ERROR_WORD = /error|fail|exception|panic|fatal|traceback|warning/i;
+const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S/i;
+const FILE_PATH = /[/\\][\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,9}\b/;
+const ABSOLUTE_PATH = /(?:^|[\s"'`(=:,[])(?:~|\.{1,2})?(?:\/[\w.@+-]+){2,}|\b[A-Za-z]:\\\w/;
+const STACK_FRAME =
+  /\bat\s+(?:\S+\s+)?\(?[^()\s]+:\d+(?::\d+)?\)?|\bFile "[^"]+", line \d+|\b[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,9}:\d+\b/;
+
+/** True for a line that must never be cut in the middle. */
+export function isProtected(line: string): boolean {
+  return (
+    ERROR_WORD.test(line) ||
+    URL.test(line) ||
+    STACK_FRAME.test(line) ||
+    FILE_PATH.test(line) ||
+    ABSOLUTE_PATH.test(line)
+  );
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** `line` cut in the middle to at most `maxChars`, or the line itself when it may not be cut. */
+export function cutLine(line: string, maxChars: number): string {
+  if (line.length <= maxChars || isProtected(line)) return line;
+  const keep = Math.max(0, Math.floor((maxChars - CUT.length) / 2));
+  let head = line.slice(0, keep);
+  let tail = keep === 0 ? "" : line.slice(-keep);
+  // Never split a surrogate pair: drop the half that would be left alone.
+  if (head.length > 0 && isHighSurrogate(head.charCodeAt(head.length - 1)))
+    head = head.slice(0, -1);
+  if (tail.length > 0 && isLowSurrogate(tail.charCodeAt(0))) tail = tail.slice(1);
+  const cut = head + CUT + tail;
+  return cut.length < line.length ? cut : line;
+}
+
+function countRepeats(lines: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    if (line.replace(/\s/g, "").length < MIN_REPEAT_CHARS) continue;
+    counts.set(line, (counts.get(line) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The capped lines of `lines`. */
+export function capLines(lines: readonly string[], maxChars: number): string[] {
+  const counts = countRepeats(lines);
+  const written = new Set<string>();
+  const capped: string[] = [];
+  for (const line of lines) {
+    const occurrences = counts.get(line) ?? 1;
+    if (occurrences < 2) {
+      capped.push(cutLine(line, maxChars));
+    } else if (!written.has(line)) {
+      written.add(line);
+      capped.push(`${cutLine(line, maxChars)}  (x${occurrences})`);
+    }
+  }
+  return capped;
+}
+
+function withMarker(text: string, marker: string): string {
+  if (marker === "") return text;
+  return text.endsWith("\n") ? text + marker : `${text}\n${marker}`;
+}
+
+export const linecap: OutputComponent<"linecap"> = {
+  name: "linecap",
+  kind: "offload",
+  scope: "output",
+  reduce(output, options, context) {
+    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
+    const lines = output.text.split("\n");
+    const capped = capLines(lines, options.max_line_chars);
+    const changed = capped.length !== lines.length || capped.some((line, i) => line !== lines[i]);
+    if (!changed) return undefined;
+    return withMarker(capped.join("\n"), context.marker(output.text));
+  },
+};

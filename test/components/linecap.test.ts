@@ -1,0 +1,127 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CUT, cutLine, isProtected, linecap } from "../../src/components/linecap.js";
+import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
+import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
+
+const defaults = componentsSchema.parse({}).linecap;
+const small = { ...defaults, min_tokens: 0, max_line_chars: 31 };
+
+function run(text: string, mode: MarkerMode = "full", options = small) {
+  const outputs = toolOutputs([text]);
+  const context = fakeContext(outputs, { mode });
+  return { result: linecap.reduce(outputs[0]!, options, context) as string | undefined, context };
+}
+
+const deprecation = "DeprecationWarning: use spawn";
+const long = "abcdefghij".repeat(5);
+
+describe("linecap", () => {
+  it.each([
+    [
+      "non-adjacent repeats",
+      `${deprecation}\nstep 1\n${deprecation}\nstep 2\n${deprecation}`,
+      `${deprecation}  (x3)\nstep 1\nstep 2`,
+    ],
+    [
+      "adjacent repeats",
+      "retrying connect\nretrying connect\nconnected",
+      "retrying connect  (x2)\nconnected",
+    ],
+    ["a long line", `${long}\nshort`, "abcdefghij...[cut]...abcdefghij\nshort"],
+    ["a long repeated line", `${long}\nok\n${long}`, "abcdefghij...[cut]...abcdefghij  (x2)\nok"],
+    ["a trailing newline", `${long}\n`, "abcdefghij...[cut]...abcdefghij\n"],
+  ])("caps %s", (_, text, capped) => {
+    const { result, context } = run(text);
+    const id = idOf(text);
+    expect(result).toBe(
+      capped.endsWith("\n") ? `${capped}<<cg:${id}>>` : `${capped}\n<<cg:${id}>>`,
+    );
+    expect(context.stashed.get(id)).toBe(text);
+  });
+
+  it.each([
+    ["short repeats", "    }\n  }\n    }\n  }\nelse:\nelse:"],
+    ["blank lines", "a\n\n\nb\n\n"],
+    ["a path", `cat ./node_modules/${long}/index.js`],
+    ["a windows path", `C:\\Users\\${long}`],
+    ["an absolute directory", `/usr/local/${long}/bin`],
+    ["a URL", `see https://example.com/${long}`],
+    ["a JS stack frame", `    at handler (${long}.js:12:5)`],
+    ["a Python stack frame", `  File "${long}", line 12`],
+    ["an error word", `ValueError: ${long}`],
+    ["a line exactly at the limit", "x".repeat(31)],
+    ["empty", ""],
+  ])("leaves %s alone", (_, text) => {
+    expect(run(text).result).toBeUndefined();
+  });
+
+  it.each<[MarkerMode, string]>([
+    ["full", `abcdefghij...[cut]...abcdefghij\n<<cg:${idOf(long)}>>`],
+    ["summary", "abcdefghij...[cut]...abcdefghij\n\u27eacg\u27eb"],
+    ["off", "abcdefghij...[cut]...abcdefghij"],
+  ])("marks in %s mode", (mode, expected) => {
+    const { result, context } = run(long, mode);
+    expect(result).toBe(expected);
+    expect(context.stashed.size).toBe(mode === "full" ? 1 : 0);
+  });
+
+  it("respects min_tokens and max_line_chars defaults", () => {
+    const text = `${deprecation}\n${deprecation}`;
+    expect(run(text, "full", defaults).result).toBeUndefined();
+    const line = "q".repeat(2000);
+    const result = run(line, "off", { ...defaults, min_tokens: 0 }).result;
+    expect(result).toBe(`${"q".repeat(244)}${CUT}${"q".repeat(244)}`);
+  });
+
+  it.each([
+    [
+      "a surrogate pair at the head edge",
+      `${"a".repeat(9)}😀${"b".repeat(40)}`,
+      31,
+      `${"a".repeat(9)}${CUT}${"b".repeat(10)}`,
+    ],
+    [
+      "a surrogate pair at the tail edge",
+      `${"a".repeat(40)}😀${"b".repeat(9)}`,
+      31,
+      `${"a".repeat(10)}${CUT}${"b".repeat(9)}`,
+    ],
+    ["a limit smaller than the cut mark", "z".repeat(20), 5, CUT],
+    ["a limit where cutting does not save", "z".repeat(11), 10, "z".repeat(11)],
+  ])("cutLine with %s", (_, line, max, expected) => {
+    expect(cutLine(line, max)).toBe(expected);
+  });
+
+  it.each([
+    ["plain text", false, "lorem ipsum dolor sit amet"],
+    ["base64", false, "QUJDRA/+ZWZn/aGlqa2xtbm9wcXJzdHV2d3h5eg=="],
+    ["a relative file", true, "see src/app.ts for details"],
+    ["a Go frame", true, "main.go:12 +0x1d"],
+  ])("isProtected: %s", (_, expected, line) => {
+    expect(isProtected(line)).toBe(expected);
+  });
+});
+
+const corpus = resolve(import.meta.dirname, "../../../shared/corpus");
+const searchOutput = resolve(corpus, "reference/search_output.json");
+if (!existsSync(searchOutput))
+  console.warn(`linecap corpus tests skipped: ${searchOutput} is absent`);
+
+describe.skipIf(!existsSync(searchOutput))("linecap on real shell outputs", () => {
+  const items = existsSync(searchOutput)
+    ? (JSON.parse(readFileSync(searchOutput, "utf8")) as Array<{ cmd: string; out: string }>)
+    : [];
+  const errorWord = /error|fail|exception|panic|fatal|traceback|warning/i;
+
+  it("keeps every error line whole and only shrinks", () => {
+    for (const { out } of items) {
+      const result = run(out, "off", defaults).result;
+      if (result === undefined) continue;
+      const kept = result.split("\n").map((line) => line.replace(/ {2}\(x\d+\)$/, ""));
+      for (const line of out.split("\n")) if (errorWord.test(line)) expect(kept).toContain(line);
+      expect(result.length).toBeLessThan(out.length);
+    }
+  });
+});
