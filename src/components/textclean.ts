@@ -1,0 +1,48 @@
+import type { OutputComponent } from "../pipeline/types.js";
+
+/**
+ * ANSI escape sequences: CSI (`ESC [` params, intermediates, final; also the one-byte C1 CSI),
+ * OSC (`ESC ]` … BEL or `ESC \`), DCS/SOS/PM/APC strings (`ESC P|X|^|_` … `ESC \`), both only
+ * when terminated (an unterminated one loses just its `ESC ]`, never the text after it),
+ * character-set designations (`ESC ( B`), and the remaining two-character escapes (`ESC 7`,
+ * `ESC =`, `ESC M`, …).
+ */
+const ANSI =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching terminal control codes is the point
+  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[()*+][0-~]|\x1b[ -/]*[0-~]/g;
+
+/**
+ * Reformat: strips ANSI escape sequences and carriage-return progress redraws.
+ *
+ * A bare `\r` (one not followed by `\n`) returns the cursor to the start of the line, so of the
+ * segments it separates only the last non-empty one is what a terminal leaves visible; that one
+ * is kept (a shorter final segment would, on a real terminal, leave the tail of a longer earlier
+ * one visible — progress redraws rewrite whole lines, so this is not reproduced). `\r\n` line
+ * endings are line endings, not redraws: they are kept byte for byte.
+ */
+export const textclean: OutputComponent<"textclean"> = {
+  name: "textclean",
+  kind: "reformat",
+  scope: "output",
+  reduce(output, options, context) {
+    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
+    const cleaned = cleanText(output.text);
+    return cleaned === output.text ? undefined : cleaned;
+  },
+};
+
+export function cleanText(text: string): string {
+  const withoutEscapes =
+    text.includes("\x1b") || text.includes("\x9b") ? text.replace(ANSI, "") : text;
+  if (!withoutEscapes.includes("\r")) return withoutEscapes;
+  const lines = withoutEscapes.split("\n");
+  return lines
+    .map((line, position) => {
+      const crlf = position < lines.length - 1 && line.endsWith("\r");
+      const body = crlf ? line.slice(0, -1) : line;
+      if (!body.includes("\r")) return line;
+      const visible = body.split("\r").findLast((segment) => segment !== "") ?? "";
+      return crlf ? `${visible}\r` : visible;
+    })
+    .join("\n");
+}

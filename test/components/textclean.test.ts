@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { cleanText, textclean } from "../../src/components/textclean.js";
+import { componentsSchema } from "../../src/config/schema.js";
+import { fakeContext, toolOutputs } from "../support/component-context.js";
+
+const defaults = componentsSchema.parse({}).textclean;
+const noMinimum = { ...defaults, min_tokens: 0 };
+
+function run(text: string, options = noMinimum): string | undefined {
+  const outputs = toolOutputs([text]);
+  return textclean.reduce(outputs[0]!, options, fakeContext(outputs)) as string | undefined;
+}
+
+const ESC = "\x1b";
+
+describe("textclean", () => {
+  it.each([
+    [
+      "SGR colours",
+      `${ESC}[31mFAILED${ESC}[0m test_a\n${ESC}[1;32mok${ESC}[m`,
+      "FAILED test_a\nok",
+    ],
+    ["cursor movement and erase", `a${ESC}[2K${ESC}[1Gb${ESC}[?25l${ESC}[?25h`, "ab"],
+    ["OSC hyperlink (BEL)", `${ESC}]8;;https://x.dev${ESC}\\link${ESC}]8;;\x07 end`, "link end"],
+    ["OSC title (ST)", `${ESC}]0;title${ESC}\\text`, "text"],
+    ["charset and keypad escapes", `${ESC}(Bplain${ESC}=${ESC}>`, "plain"],
+    ["C1 CSI", "\x9b1mbold\x9b0m", "bold"],
+    [
+      "progress redraw",
+      "Downloading 10%\rDownloading 50%\rDownloading 100%\nDone",
+      "Downloading 100%\nDone",
+    ],
+    ["redraw ending in a bare CR", "50%\r100%\r", "100%"],
+    ["redraw then text on the same line", "[###   ]\r[######]\rinstalled\nnext", "installed\nnext"],
+    ["CRLF kept, redraw inside removed", "a\r\nstep 1\rstep 2\r\nb\r\n", "a\r\nstep 2\r\nb\r\n"],
+    ["unicode around escapes", `${ESC}[33m⚠ résumé 🚀${ESC}[0m`, "⚠ résumé 🚀"],
+    ["unterminated OSC keeps its text", `${ESC}]not closed\nline`, "not closed\nline"],
+  ])("cleans %s", (_, text, expected) => {
+    expect(run(text)).toBe(expected);
+  });
+
+  it.each([
+    ["plain text", "hello\nworld"],
+    ["CRLF text", "a\r\nb\r\n"],
+    ["empty", ""],
+    ["a lone ESC-free bracket", "[31m not an escape"],
+  ])("leaves %s alone", (_, text) => {
+    expect(run(text)).toBeUndefined();
+  });
+
+  it("respects min_tokens", () => {
+    const small = `${ESC}[31mred${ESC}[0m`;
+    expect(run(small, defaults)).toBeUndefined();
+    const large = Array.from({ length: 30 }, (_, n) => `${ESC}[32mPASS${ESC}[0m test_${n}`).join(
+      "\n",
+    );
+    expect(run(large, defaults)).toBe(
+      Array.from({ length: 30 }, (_, n) => `PASS test_${n}`).join("\n"),
+    );
+  });
+
+  it("is idempotent and deterministic", () => {
+    const text = `${ESC}[1mx${ESC}[0m\r\n1%\r2%\n`;
+    const once = cleanText(text);
+    expect(once).toBe("x\r\n2%\n");
+    expect(cleanText(once)).toBe(once);
+    expect(cleanText(text)).toBe(once);
+  });
+});
