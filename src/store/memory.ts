@@ -32,12 +32,14 @@ export class MemoryStore implements Store {
   constructor(config: StoreConfig, options: MemoryStoreOptions = {}) {
     this.#config = config;
     const ttl = config.ttl_seconds * 1000;
+    const clock = options.clock;
     // ttlResolution 0: read the clock on every call, so an injected clock takes effect at once.
+    // lru-cache reads a start time of 0 as "no TTL", hence the shift of an injected clock by 1.
     const timing = {
       ttl,
       updateAgeOnGet: true,
       ttlResolution: 0,
-      ...(options.clock ? { perf: { now: options.clock } } : {}),
+      ...(clock ? { perf: { now: () => clock() + 1 } } : {}),
     };
     this.#kept = new LRUCache<string, Kept>({
       ...timing,
