@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { dedup } from "../../src/components/dedup.js";
+import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
+import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
+import { agentToolTexts, hasCorpus, warnWithoutCorpus } from "../support/corpus.js";
+
+const defaults = componentsSchema.parse({}).dedup;
+const long = (label: string) => `${label}: ${"the quick brown fox jumps ".repeat(40)}`;
+
+describe("dedup", () => {
+  const texts = [long("a"), long("b"), long("a"), "tiny", long("a"), "tiny", long("b")];
+
+  it.each<[MarkerMode, string]>([
+    ["full", `[identical to an earlier tool output] <<cg:${idOf(long("a"))}>>`],
+    ["summary", "[identical to an earlier tool output] \u27eacg\u27eb"],
+    ["off", "[identical to an earlier tool output]"],
+  ])("replaces later copies in %s mode", (mode, forA) => {
+    const context = fakeContext(toolOutputs(texts), { mode });
+    const forB = forA.replace(idOf(long("a")), idOf(long("b")));
+    expect(dedup.reduce(defaults, context)).toEqual([
+      { index: 2, text: forA },
+      { index: 4, text: forA },
+      { index: 6, text: forB },
+    ]);
+  });
+
+  it("replaces small copies when min_tokens allows", () => {
+    const context = fakeContext(toolOutputs(texts), { mode: "off" });
+    const changes = dedup.reduce({ ...defaults, min_tokens: 0 }, context) as { index: number }[];
+    expect(changes.map((change) => change.index)).toEqual([2, 4, 5, 6]);
+  });
+
+  it.each([
+    ["no duplicates", [long("a"), long("b")]],
+    ["near duplicates", [long("a"), `${long("a")} `, long("a").toUpperCase()]],
+    ["no outputs", []],
+    ["empty outputs", ["", ""]],
+  ])("changes nothing with %s", (_, items) => {
+    expect(dedup.reduce(defaults, fakeContext(toolOutputs(items)))).toEqual([]);
+  });
+
+  it("ignores outputs that already carry a marker", () => {
+    const marked = `${long("a")} <<cg:0123456789abcdef>>`;
+    const context = fakeContext(toolOutputs([marked, marked, long("c"), long("c")]), {
+      mode: "off",
+    });
+    expect(dedup.reduce(defaults, context)).toEqual([
+      { index: 3, text: "[identical to an earlier tool output]" },
+    ]);
+  });
+
+  it("handles CRLF and unicode content exactly", () => {
+    const crlf = `${long("ü 🚀")}\r\n`.repeat(2);
+    const lf = crlf.replaceAll("\r\n", "\n");
+    const context = fakeContext(toolOutputs([crlf, lf, crlf]), { mode: "off" });
+    expect(dedup.reduce(defaults, context)).toEqual([
+      { index: 2, text: "[identical to an earlier tool output]" },
+    ]);
+  });
+});
+
+warnWithoutCorpus("dedup corpus test");
+describe.skipIf(!hasCorpus)("dedup on agent corpus requests", () => {
+  it("replaces only exact repeats of an earlier kept output", () => {
+    let replacedTotal = 0;
+    for (const [file, texts] of agentToolTexts()) {
+      const context = fakeContext(toolOutputs(texts));
+      const changes = dedup.reduce(defaults, context) as { index: number; text: string }[];
+      const replaced = new Set(changes.map((change) => change.index));
+      for (const change of changes) {
+        const original = texts[change.index]!;
+        const firstCopy = texts.indexOf(original);
+        expect(firstCopy, file).toBeLessThan(change.index);
+        expect(replaced.has(firstCopy), file).toBe(false);
+        expect(change.text).toBe(`[identical to an earlier tool output] <<cg:${idOf(original)}>>`);
+      }
+      const distinct = new Set(texts).size;
+      const small = texts.filter(
+        (text, index) => texts.indexOf(text) !== index && !context.atLeastTokens(text, 100),
+      ).length;
+      expect(changes.length + small, file).toBe(texts.length - distinct);
+      replacedTotal += changes.length;
+    }
+    expect(replacedTotal).toBeGreaterThan(0);
+  });
+});

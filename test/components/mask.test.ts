@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { mask } from "../../src/components/mask.js";
+import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
+import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
+import { agentToolTexts, hasCorpus, warnWithoutCorpus } from "../support/corpus.js";
+
+const defaults = componentsSchema.parse({}).mask;
+const long = (label: string) => `${label}: ${"lorem ipsum dolor sit amet ".repeat(40)}`;
+
+describe("mask", () => {
+  const texts = [long("a"), long("b"), "short", long("c"), long("d"), long("e")];
+
+  it.each<[MarkerMode, (text: string) => string]>([
+    [
+      "full",
+      (text) =>
+        `[older tool output masked] <<cg:${idOf(text)}>> [full output: call context_guru_expand]`,
+    ],
+    ["summary", () => "[older tool output masked] \u27eacg\u27eb"],
+    ["off", () => "[older tool output masked]"],
+  ])("masks all but the newest keep_recent in %s mode", (mode, expected) => {
+    const context = fakeContext(toolOutputs(texts), { mode });
+    const changes = mask.reduce(defaults, context);
+    expect(changes).toEqual([
+      { index: 0, text: expected(texts[0]!) },
+      { index: 1, text: expected(texts[1]!) },
+    ]);
+    if (mode === "full") {
+      expect([...context.stashed.values()]).toEqual([texts[0], texts[1]]);
+    }
+  });
+
+  it("uses the exact example text of the specification", () => {
+    const changes = mask.reduce(defaults, fakeContext(toolOutputs([long("x"), "", "", ""])));
+    expect(changes).toEqual([
+      {
+        index: 0,
+        text: `[older tool output masked] <<cg:${idOf(long("x"))}>> [full output: call context_guru_expand]`,
+      },
+    ]);
+    expect(changes[0]?.text).toMatch(
+      /^\[older tool output masked\] <<cg:[0-9a-f]{16}>> \[full output: call context_guru_expand\]$/,
+    );
+  });
+
+  it.each([
+    [0, [0, 1, 3, 4, 5]],
+    [1, [0, 1, 3, 4]],
+    [5, [0]],
+    [6, []],
+    [10, []],
+  ])("with keep_recent %i masks %j", (keepRecent, indexes) => {
+    const changes = mask.reduce(
+      { ...defaults, keep_recent: keepRecent },
+      fakeContext(toolOutputs(texts), { mode: "off" }),
+    );
+    expect((changes as { index: number }[]).map((change) => change.index)).toEqual(indexes);
+  });
+
+  it("keeps masking an output it masked before, even when it is recent", () => {
+    const context = fakeContext(toolOutputs(texts), { mode: "off", reduced: new Set([texts[4]!]) });
+    const changes = mask.reduce(defaults, context) as { index: number }[];
+    expect(changes.map((change) => change.index)).toEqual([0, 1, 4]);
+  });
+
+  it("skips outputs that already carry a marker", () => {
+    const marked = `${long("m")} <<cg:0123456789abcdef>>`;
+    const summarised = `${long("s")} \u27eacg\u27eb`;
+    const changes = mask.reduce(
+      defaults,
+      fakeContext(toolOutputs([marked, summarised, long("z"), "", "", ""]), { mode: "off" }),
+    ) as { index: number }[];
+    expect(changes.map((change) => change.index)).toEqual([2]);
+  });
+
+  it("respects min_tokens and handles no outputs", () => {
+    const tiny = toolOutputs(["one", "two", "three", "four", "five"]);
+    expect(mask.reduce(defaults, fakeContext(tiny))).toEqual([]);
+    expect(mask.reduce({ ...defaults, min_tokens: 0 }, fakeContext(tiny, { mode: "off" }))).toEqual(
+      [
+        { index: 0, text: "[older tool output masked]" },
+        { index: 1, text: "[older tool output masked]" },
+      ],
+    );
+    expect(mask.reduce(defaults, fakeContext([]))).toEqual([]);
+  });
+
+  it("is deterministic", () => {
+    const first = mask.reduce(defaults, fakeContext(toolOutputs(texts)));
+    expect(mask.reduce(defaults, fakeContext(toolOutputs(texts)))).toEqual(first);
+  });
+});
+
+warnWithoutCorpus("mask corpus test");
+describe.skipIf(!hasCorpus)("mask on agent corpus requests", () => {
+  it("masks only old, large outputs, and stashes each original under its marker", () => {
+    let masked = 0;
+    for (const [file, texts] of agentToolTexts()) {
+      const context = fakeContext(toolOutputs(texts));
+      const changes = mask.reduce(defaults, context) as { index: number; text: string }[];
+      for (const change of changes) {
+        expect(change.index, file).toBeLessThan(texts.length - defaults.keep_recent);
+        const original = texts[change.index]!;
+        expect(context.tokens(original)).toBeGreaterThanOrEqual(defaults.min_tokens);
+        expect(context.stashed.get(idOf(original))).toBe(original);
+        expect(context.tokens(change.text)).toBeLessThan(context.tokens(original));
+      }
+      masked += changes.length;
+    }
+    expect(masked).toBeGreaterThan(10);
+  });
+});
