@@ -1,0 +1,184 @@
+import { configuredPipeline, pipelineFor } from "./config/presets.js";
+import type { ComponentName, Config } from "./config/schema.js";
+import { contentHasher } from "./expand/markers.js";
+import { OutputMemo } from "./pipeline/output-memo.js";
+import type { RunReport } from "./pipeline/report.js";
+import { type Registry, runPipeline } from "./pipeline/run.js";
+import { TokenCounter } from "./pipeline/tokens.js";
+import { sessionKey } from "./session/key.js";
+import type { Store } from "./store/types.js";
+import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
+import { applyEdits, type Edit } from "./wire/edit.js";
+import { scanBody } from "./wire/json-scan.js";
+import { readTranscript } from "./wire/transcript.js";
+import type { Provider } from "./wire/types.js";
+
+export interface CompactOptions {
+  provider?: ProviderChoice;
+  /** Explicit session id (header `x-context-guru-session`). */
+  session?: string | undefined;
+  /** Run exactly these components (header `x-context-guru-pipeline`). */
+  pipeline?: readonly string[] | undefined;
+  /** Named preset instead of the configured pipeline (`?preset=`). */
+  preset?: string | undefined;
+  signal?: AbortSignal;
+}
+
+/** Why a body went back unchanged without running the pipeline. */
+export type Passthrough = "not_json" | "not_object" | "no_messages" | "ambiguous_keys";
+
+export interface CompactResult {
+  /** The body to send: the input text itself when nothing changed. */
+  readonly text: string;
+  readonly changed: boolean;
+  readonly provider: Provider;
+  readonly session: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly markers: number;
+  /** The requested pipeline or preset named unknown components; the configured one ran. */
+  readonly pipelineFallback: boolean;
+  readonly passthrough?: Passthrough;
+  readonly report?: RunReport;
+}
+
+export interface CompactorDeps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly registry: Registry;
+}
+
+/**
+ * Compacts request bodies (§2–§4): parse once, scan the text for the spans of message strings,
+ * run the pipeline over the tool outputs, stash originals, and write back only the changed
+ * string values. Never throws for a bad body: it comes back unchanged.
+ */
+export class Compactor {
+  readonly #tokens = new TokenCounter();
+  readonly #memo = new OutputMemo();
+  readonly #hash: (text: string) => string;
+
+  constructor(private readonly deps: CompactorDeps) {
+    this.#hash = contentHasher(deps.config.store.hash_key);
+  }
+
+  get hash(): (text: string) => string {
+    return this.#hash;
+  }
+
+  async compact(text: string, options: CompactOptions = {}): Promise<CompactResult> {
+    const { config, store } = this.deps;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return unchanged(text, "openai", sessionKey(undefined, options.session), "not_json");
+    }
+    if (!isRecord(body)) {
+      return unchanged(text, "openai", sessionKey(undefined, options.session), "not_object");
+    }
+    const provider = resolveProvider(options.provider ?? "auto", body);
+    const session = sessionKey(body, options.session);
+    const { messages } = body;
+    if (!Array.isArray(messages)) return unchanged(text, provider, session, "no_messages");
+    const scan = scanBody(text);
+    if (!scan || scan.ambiguous) return unchanged(text, provider, session, "ambiguous_keys");
+
+    const transcript = readTranscript(provider, messages, scan);
+    const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
+    const names: readonly ComponentName[] | undefined =
+      options.pipeline || options.preset
+        ? pipelineFor(requested, options.preset ?? config.preset)
+        : configuredPipeline(config);
+    const tokensBefore = transcript.strings.reduce(
+      (sum, item) => sum + this.#tokens.count(item.text),
+      0,
+    );
+    const base = {
+      provider,
+      session,
+      tokensBefore,
+      pipelineFallback: names === undefined,
+    };
+    const sticky = store.persists
+      ? await store.sticky(session).catch(() => new Set<string>())
+      : new Set<string>();
+    const run = await runPipeline(
+      { registry: this.deps.registry, tokens: this.#tokens, memo: this.#memo, hash: this.#hash },
+      {
+        transcript,
+        names: names ?? configuredPipeline(config),
+        config,
+        persists: store.persists,
+        sticky,
+        signal: options.signal ?? new AbortController().signal,
+      },
+    );
+
+    const edits: Edit[] = [];
+    let saved = 0;
+    run.texts.forEach((next, index) => {
+      const output = transcript.outputs[index];
+      const span = transcript.outputSpans[index];
+      if (!output || !span || next === output.text) return;
+      edits.push({ span, raw: JSON.stringify(next) });
+      saved += this.#tokens.count(output.text) - this.#tokens.count(next);
+    });
+    if (edits.length === 0) {
+      return {
+        ...base,
+        text,
+        changed: false,
+        tokensAfter: tokensBefore,
+        markers: 0,
+        report: run.report,
+      };
+    }
+
+    if (run.stashes.length > 0) {
+      try {
+        await store.put(session, run.stashes);
+      } catch (error) {
+        run.report.stashFailure = error instanceof Error ? error.message : String(error);
+        return {
+          ...base,
+          text,
+          changed: false,
+          tokensAfter: tokensBefore,
+          markers: 0,
+          report: run.report,
+        };
+      }
+    }
+    if (store.persists && run.reduced.length > 0) {
+      await store.addSticky(session, run.reduced).catch(() => undefined);
+    }
+    return {
+      ...base,
+      text: applyEdits(text, edits),
+      changed: true,
+      tokensAfter: tokensBefore - saved,
+      markers: run.markers,
+      report: run.report,
+    };
+  }
+}
+
+function unchanged(
+  text: string,
+  provider: Provider,
+  session: string,
+  passthrough: Passthrough,
+): CompactResult {
+  return {
+    text,
+    changed: false,
+    provider,
+    session,
+    tokensBefore: 0,
+    tokensAfter: 0,
+    markers: 0,
+    pipelineFallback: false,
+    passthrough,
+  };
+}

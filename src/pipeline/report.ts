@@ -1,0 +1,31 @@
+import type { ComponentName, MarkerMode } from "../config/schema.js";
+import type { ComponentKind } from "./types.js";
+
+/** Why a component's changes were thrown away (§4 guards), or why it did not run. */
+export type RevertReason = "threw" | "no_cache_key" | "grew" | "touched_protected_output";
+export type GateReason = "unavailable" | "min_messages" | "min_request_tokens";
+
+export interface ComponentReport {
+  readonly name: ComponentName;
+  readonly kind: ComponentKind;
+  readonly mode: MarkerMode;
+  /** Tokens of the outputs it changed, before and after (0/0 when it changed nothing). */
+  tokensBefore: number;
+  tokensAfter: number;
+  durationMs: number;
+  /** Outputs changed and kept. */
+  changed: number;
+  /** Changes dropped by the per-output never-worse guard. */
+  dropped: number;
+  /** Marker ids it wrote. */
+  keys: string[];
+  reverted?: { reason: RevertReason; detail: string };
+  gated?: GateReason;
+}
+
+/** What one pipeline run did; feeds metrics and logs, never the response body. */
+export interface RunReport {
+  readonly components: ComponentReport[];
+  /** Set when stashing failed and every offload of the run was reverted. */
+  stashFailure?: string;
+}

@@ -1,0 +1,77 @@
+import { markerIds } from "./expand/markers.js";
+import { sessionKey } from "./session/key.js";
+import type { Store } from "./store/types.js";
+import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
+import { applyEdits, type Edit } from "./wire/edit.js";
+import { scanBody } from "./wire/json-scan.js";
+import { type ContentString, readTranscript } from "./wire/transcript.js";
+
+export interface RehydrateResult {
+  readonly text: string;
+  readonly session: string;
+  /** Strings restored to their originals. */
+  readonly restored: number;
+  /** Marker ids left in place because the store no longer has them (or the session does not own them). */
+  readonly unresolved: number;
+}
+
+export class InvalidBodyError extends Error {
+  override readonly name = "InvalidBodyError";
+}
+
+/**
+ * POST /rehydrate (§2): every string the pipeline changed comes back byte for byte. A reformatted
+ * output is found by the hash of its text (`rf:` records); an offloaded one by its marker, whose
+ * stashed text may itself have been reformatted first.
+ */
+export async function rehydrate(
+  text: string,
+  store: Store,
+  hash: (text: string) => string,
+  options: { provider?: ProviderChoice; session?: string | undefined } = {},
+): Promise<RehydrateResult> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidBodyError("body is not valid JSON", { cause: error });
+  }
+  if (!isRecord(body)) throw new InvalidBodyError("body is not a JSON object");
+  const session = sessionKey(body, options.session);
+  const scan = scanBody(text);
+  if (!Array.isArray(body.messages) || !scan || scan.ambiguous) {
+    return { text, session, restored: 0, unresolved: 0 };
+  }
+  const transcript = readTranscript(
+    resolveProvider(options.provider ?? "auto", body),
+    body.messages,
+    scan,
+  );
+  const lookup = (key: string) => store.get(session, key);
+  const outcomes = await Promise.all(transcript.strings.map((item) => restore(item, lookup, hash)));
+  const edits: Edit[] = [];
+  let unresolved = 0;
+  outcomes.forEach((outcome, index) => {
+    const item = transcript.strings[index] as ContentString;
+    unresolved += outcome.unresolved;
+    if (outcome.text !== undefined && outcome.text !== item.text) {
+      edits.push({ span: item.span, raw: JSON.stringify(outcome.text) });
+    }
+  });
+  return { text: applyEdits(text, edits), session, restored: edits.length, unresolved };
+}
+
+async function restore(
+  item: ContentString,
+  lookup: (key: string) => Promise<string | undefined>,
+  hash: (text: string) => string,
+): Promise<{ text: string | undefined; unresolved: number }> {
+  const reformatted = await lookup(`rf:${hash(item.text)}`);
+  if (reformatted !== undefined) return { text: reformatted, unresolved: 0 };
+  const ids = [...new Set(markerIds(item.text))];
+  if (ids.length !== 1) return { text: undefined, unresolved: ids.length };
+  const stashed = await lookup(ids[0] as string);
+  if (stashed === undefined) return { text: undefined, unresolved: 1 };
+  const before = await lookup(`rf:${hash(stashed)}`);
+  return { text: before ?? stashed, unresolved: 0 };
+}

@@ -1,0 +1,18 @@
+import { Hono } from "hono";
+import type { Services } from "../app.js";
+
+/** Liveness, readiness (false while draining or while a required store is unreachable). */
+export function healthRoutes({ lifecycle, store }: Services): Hono {
+  const app = new Hono();
+  const live = () =>
+    new Response('{"status":"ok"}', { headers: { "content-type": "application/json" } });
+  app.get("/livez", live);
+  app.get("/healthz", live);
+  app.get("/readyz", async (c) => {
+    if (lifecycle.draining) return c.json({ status: "draining" }, 503);
+    const storeUp = await store.ready().catch(() => false);
+    if (!storeUp) return c.json({ status: "store_unavailable", store: store.backend }, 503);
+    return c.json({ status: "ready", store: store.backend });
+  });
+  return app;
+}

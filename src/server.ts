@@ -1,0 +1,67 @@
+import { parseArgs } from "node:util";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app.js";
+import { loadConfig } from "./config/load.js";
+import { ConfigError } from "./errors/config-error.js";
+import { Lifecycle } from "./lifecycle/lifecycle.js";
+import { createStore } from "./store/create.js";
+
+/** The server entry: read config once, serve, drain on SIGTERM/SIGINT (§10). */
+function main(): void {
+  const { values } = parseArgs({
+    options: { config: { type: "string" } },
+    allowPositionals: false,
+  });
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig({ file: values.config ?? process.env.CONFIG_FILE, env: process.env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`cg-compactor: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  const lifecycle = new Lifecycle();
+  const store = createStore(config.store, {
+    onError: (error) => process.stderr.write(`store: ${error.message}\n`),
+  });
+  const app = createApp({ config, store, lifecycle });
+  const server = serve(
+    {
+      fetch: app.fetch,
+      port: config.server.port,
+      hostname: config.server.host,
+      serverOptions: {
+        headersTimeout: config.limits.header_timeout_ms,
+        requestTimeout: 0,
+        maxHeaderSize: config.limits.max_header_bytes,
+      },
+    },
+    (info) => {
+      process.stdout.write(
+        `${JSON.stringify({ level: "info", msg: "listening", address: info.address, port: info.port, store: store.backend })}\n`,
+      );
+    },
+  );
+
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (lifecycle.draining) return;
+    lifecycle.beginDrain();
+    process.stdout.write(`${JSON.stringify({ level: "info", msg: "draining", signal })}\n`);
+    const force = setTimeout(() => {
+      process.stderr.write("cg-compactor: drain deadline passed, exiting\n");
+      process.exit(1);
+    }, config.server.shutdown_timeout_ms);
+    force.unref();
+    server.close(() => {
+      store.close().finally(() => process.exit(0));
+    });
+    if ("closeIdleConnections" in server) server.closeIdleConnections();
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}
+
+main();

@@ -1,0 +1,67 @@
+import { isRecord } from "./detect.js";
+import type { BodyScan } from "./json-scan.js";
+import { type AdapterResult, contentText, StringCollector } from "./transcript.js";
+import type { ToolCall } from "./types.js";
+
+/**
+ * Anthropic messages (§3): tool outputs are `tool_result` blocks inside user messages, whose
+ * `content` is a string or an array of blocks; each string (or text block) is one tool output,
+ * paired with the `tool_use` block of the same id. `is_error`, `cache_control`, ids, images and
+ * sibling blocks are never touched: only the exact string is ever rewritten.
+ */
+export function anthropicStrings(messages: readonly unknown[], scan: BodyScan): AdapterResult {
+  const collector = new StringCollector(scan);
+  const calls = new Map<string, ToolCall>();
+  let goal = "";
+
+  messages.forEach((message, index) => {
+    if (!isRecord(message)) return;
+    const { role, content } = message;
+    if (typeof content === "string") {
+      collector.add(`${index}/content`, content, index);
+    } else if (Array.isArray(content)) {
+      content.forEach((block, blockIndex) => {
+        if (!isRecord(block)) return;
+        const path = `${index}/content/${blockIndex}`;
+        if (block.type === "text") collector.add(`${path}/text`, block.text, index);
+        else if (block.type === "tool_use") rememberCall(block, calls);
+        else if (block.type === "tool_result") addToolResult(block, path, index, calls, collector);
+      });
+    }
+    if (role === "user") {
+      const text = contentText(content);
+      if (text !== "") goal = text;
+    }
+  });
+
+  return { strings: collector.strings, goal };
+}
+
+function rememberCall(block: Record<string, unknown>, calls: Map<string, ToolCall>): void {
+  if (typeof block.id === "string" && typeof block.name === "string") {
+    calls.set(block.id, { id: block.id, name: block.name, input: block.input });
+  }
+}
+
+function addToolResult(
+  block: Record<string, unknown>,
+  path: string,
+  messageIndex: number,
+  calls: Map<string, ToolCall>,
+  collector: StringCollector,
+): void {
+  const tool = {
+    call: typeof block.tool_use_id === "string" ? calls.get(block.tool_use_id) : undefined,
+    isError: block.is_error === true,
+  };
+  const { content } = block;
+  if (typeof content === "string") {
+    collector.add(`${path}/content`, content, messageIndex, tool);
+  } else if (Array.isArray(content)) {
+    content.forEach((inner, innerIndex) => {
+      if (isRecord(inner) && inner.type === "text") {
+        collector.add(`${path}/content/${innerIndex}/text`, inner.text, messageIndex, tool);
+      }
+    });
+  }
+}

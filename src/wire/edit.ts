@@ -1,0 +1,22 @@
+import type { Span } from "./types.js";
+
+export interface Edit {
+  readonly span: Span;
+  /** Raw JSON text that takes the span's place. */
+  readonly raw: string;
+}
+
+/** The text with every span replaced; spans must not overlap. Untouched bytes stay as they were. */
+export function applyEdits(text: string, edits: readonly Edit[]): string {
+  if (edits.length === 0) return text;
+  const ordered = [...edits].sort((a, b) => a.span.start - b.span.start);
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const { span, raw } of ordered) {
+    if (span.start < cursor) throw new RangeError("overlapping edits");
+    parts.push(text.slice(cursor, span.start), raw);
+    cursor = span.end;
+  }
+  parts.push(text.slice(cursor));
+  return parts.join("");
+}

@@ -1,0 +1,67 @@
+import { isRecord } from "./detect.js";
+import type { BodyScan } from "./json-scan.js";
+import { type AdapterResult, contentText, StringCollector } from "./transcript.js";
+import type { ToolCall } from "./types.js";
+
+/**
+ * OpenAI chat (§3): tool outputs are `{"role":"tool","tool_call_id","content"}` with string
+ * content or an array of text parts; each is paired with `tool_calls[].function` of the
+ * assistant turn that asked for it.
+ */
+export function openaiStrings(messages: readonly unknown[], scan: BodyScan): AdapterResult {
+  const collector = new StringCollector(scan);
+  const calls = new Map<string, ToolCall>();
+  let goal = "";
+
+  messages.forEach((message, index) => {
+    if (!isRecord(message)) return;
+    const { role, content } = message;
+    if (role === "assistant" && Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls) {
+        const parsed = toolCall(call);
+        if (parsed) calls.set(parsed.id, parsed);
+      }
+    }
+    const tool =
+      role === "tool"
+        ? {
+            call:
+              typeof message.tool_call_id === "string"
+                ? calls.get(message.tool_call_id)
+                : undefined,
+            isError: false,
+          }
+        : undefined;
+    if (typeof content === "string") {
+      collector.add(`${index}/content`, content, index, tool);
+    } else if (Array.isArray(content)) {
+      content.forEach((part, partIndex) => {
+        if (isRecord(part) && part.type === "text") {
+          collector.add(`${index}/content/${partIndex}/text`, part.text, index, tool);
+        }
+      });
+    }
+    if (role === "user") {
+      const text = contentText(content);
+      if (text !== "") goal = text;
+    }
+  });
+
+  return { strings: collector.strings, goal };
+}
+
+function toolCall(call: unknown): ToolCall | undefined {
+  if (!isRecord(call) || typeof call.id !== "string" || !isRecord(call.function)) return undefined;
+  const { name, arguments: args } = call.function;
+  if (typeof name !== "string") return undefined;
+  return { id: call.id, name, input: parseArguments(args) };
+}
+
+function parseArguments(args: unknown): unknown {
+  if (typeof args !== "string") return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return undefined;
+  }
+}
