@@ -1,0 +1,68 @@
+import { scanTopLevel } from "../wire/json-scan.js";
+import type { Provider } from "../wire/types.js";
+import type { AssistantTurn } from "./turn.js";
+
+/** What one expand call returns to the model. */
+export interface ToolResult {
+  readonly callId: string;
+  readonly content: string;
+}
+
+/** The tool result for an id the store cannot give back (§7). */
+export function missPlaceholder(id: string): string {
+  return `[expand: original for id ${id} is no longer available]`;
+}
+
+/** The tool result for a call without a usable string `id` argument. */
+export const MALFORMED_CALL = '[expand: the call needs a string argument "id"]';
+
+/**
+ * The next round's request: `text` with the assistant turn and one tool result per call (in call
+ * order) appended to `messages`. Every byte before the insertion point stays as it was, so the
+ * provider's prompt cache covers the whole earlier request. Undefined when `text` has no
+ * `messages` array.
+ */
+export function continuationRequest(
+  text: string,
+  provider: Provider,
+  turn: AssistantTurn,
+  results: readonly ToolResult[],
+): string | undefined {
+  let span: ReturnType<typeof messagesSpan>;
+  try {
+    span = messagesSpan(text);
+  } catch {
+    return undefined;
+  }
+  if (span === undefined || text.charCodeAt(span.start) !== 91 /* [ */) return undefined;
+  const bracket = span.end - 1;
+  const empty = text.slice(span.start + 1, bracket).trim() === "";
+  const appended = [turn.message, ...resultMessages(provider, results)]
+    .map((message) => JSON.stringify(message))
+    .join(",");
+  return `${text.slice(0, bracket)}${empty ? "" : ","}${appended}${text.slice(bracket)}`;
+}
+
+function messagesSpan(text: string) {
+  return scanTopLevel(text)?.members.get("messages");
+}
+
+function resultMessages(provider: Provider, results: readonly ToolResult[]): unknown[] {
+  if (provider === "openai") {
+    return results.map((result) => ({
+      role: "tool",
+      tool_call_id: result.callId,
+      content: result.content,
+    }));
+  }
+  return [
+    {
+      role: "user",
+      content: results.map((result) => ({
+        type: "tool_result",
+        tool_use_id: result.callId,
+        content: result.content,
+      })),
+    },
+  ];
+}

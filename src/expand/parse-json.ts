@@ -1,0 +1,61 @@
+import { isRecord } from "../wire/detect.js";
+import type { Provider } from "../wire/types.js";
+import type { AssistantTurn, ToolUse } from "./turn.js";
+
+/**
+ * The assistant turn of a non-streaming response body, or undefined when the body is not a
+ * single-choice response of the provider's shape (the response then goes back as it is).
+ */
+export function parseJsonResponse(provider: Provider, body: unknown): AssistantTurn | undefined {
+  if (!isRecord(body)) return undefined;
+  return provider === "openai" ? openaiTurn(body) : anthropicTurn(body);
+}
+
+function openaiTurn(body: Record<string, unknown>): AssistantTurn | undefined {
+  const { choices } = body;
+  if (!Array.isArray(choices) || choices.length !== 1) return undefined;
+  const choice: unknown = choices[0];
+  if (!isRecord(choice) || !isRecord(choice.message)) return undefined;
+  const { content, tool_calls: toolCalls } = choice.message;
+  const toolUses: ToolUse[] = [];
+  if (toolCalls !== undefined && toolCalls !== null) {
+    if (!Array.isArray(toolCalls)) return undefined;
+    for (const call of toolCalls) {
+      const use = openaiToolUse(call);
+      if (use === undefined) return undefined;
+      toolUses.push(use);
+    }
+  }
+  const message: Record<string, unknown> = { role: "assistant", content: content ?? null };
+  if (toolUses.length > 0) message.tool_calls = toolCalls;
+  return { message, toolUses };
+}
+
+function openaiToolUse(call: unknown): ToolUse | undefined {
+  if (!isRecord(call) || typeof call.id !== "string" || !isRecord(call.function)) return undefined;
+  const { name, arguments: args } = call.function;
+  if (typeof name !== "string") return undefined;
+  return { callId: call.id, name, input: typeof args === "string" ? parseArguments(args) : args };
+}
+
+function anthropicTurn(body: Record<string, unknown>): AssistantTurn | undefined {
+  const { content } = body;
+  if (body.role !== "assistant" || !Array.isArray(content)) return undefined;
+  const toolUses: ToolUse[] = [];
+  for (const block of content) {
+    if (!isRecord(block) || block.type !== "tool_use") continue;
+    if (typeof block.id !== "string" || typeof block.name !== "string") return undefined;
+    toolUses.push({ callId: block.id, name: block.name, input: block.input });
+  }
+  return { message: { role: "assistant", content }, toolUses };
+}
+
+/** Tool-call arguments text as a value; undefined when it is not JSON (a truncated call). */
+export function parseArguments(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

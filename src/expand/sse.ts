@@ -1,0 +1,96 @@
+/** One server-sent event: its `event:` name (if any) and its `data:` lines joined by "\n". */
+export interface SseEvent {
+  readonly event: string | undefined;
+  readonly data: string;
+}
+
+/**
+ * An incremental server-sent-events parser (WHATWG event-stream rules): feed decoded text in
+ * chunks of any size, get back every event completed so far. Lines end in CRLF, LF or CR.
+ */
+export class SseParser {
+  #buffer = "";
+  #skipLineFeed = false;
+  #event: string | undefined;
+  #data: string[] = [];
+
+  push(chunk: string): SseEvent[] {
+    let text = chunk;
+    if (this.#skipLineFeed && text.startsWith("\n")) text = text.slice(1);
+    this.#skipLineFeed = false;
+    this.#buffer += text;
+    const events: SseEvent[] = [];
+    let start = 0;
+    for (;;) {
+      const lineEnd = nextLineEnd(this.#buffer, start);
+      if (lineEnd < 0) break;
+      const line = this.#buffer.slice(start, lineEnd);
+      if (this.#buffer.charCodeAt(lineEnd) === 13 /* \r */) {
+        if (lineEnd + 1 === this.#buffer.length) {
+          this.#skipLineFeed = true;
+          start = lineEnd + 1;
+        } else {
+          start = this.#buffer.charCodeAt(lineEnd + 1) === 10 ? lineEnd + 2 : lineEnd + 1;
+        }
+      } else {
+        start = lineEnd + 1;
+      }
+      const event = this.#line(line);
+      if (event !== undefined) events.push(event);
+    }
+    this.#buffer = this.#buffer.slice(start);
+    return events;
+  }
+
+  /** Events still pending at the end of the stream (a final event without its blank line). */
+  end(): SseEvent[] {
+    const rest = this.#buffer;
+    this.#buffer = "";
+    const events: SseEvent[] = [];
+    if (rest !== "") {
+      const event = this.#line(rest);
+      if (event !== undefined) events.push(event);
+    }
+    const last = this.#line("");
+    if (last !== undefined) events.push(last);
+    return events;
+  }
+
+  #line(line: string): SseEvent | undefined {
+    if (line === "") {
+      if (this.#data.length === 0) {
+        this.#event = undefined;
+        return undefined;
+      }
+      const event = { event: this.#event, data: this.#data.join("\n") };
+      this.#event = undefined;
+      this.#data = [];
+      return event;
+    }
+    if (line.startsWith(":")) return undefined;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") this.#data.push(value);
+    else if (field === "event") this.#event = value;
+    return undefined;
+  }
+}
+
+function nextLineEnd(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 10 || code === 13) return at;
+  }
+  return -1;
+}
+
+/** An event's data parsed as JSON; undefined for data that is not JSON. */
+export function eventJson(event: SseEvent): unknown {
+  try {
+    return JSON.parse(event.data) as unknown;
+  } catch {
+    return undefined;
+  }
+}
