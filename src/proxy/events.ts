@@ -1,0 +1,22 @@
+import type { Provider } from "../wire/types.js";
+
+/** Why the loop handed an expand-calling response back to the client as it was. */
+export type BailReason =
+  | "other_tool"
+  | "nothing_resolved"
+  | "max_rounds"
+  | "aggregation_failed"
+  | "no_messages";
+
+/** Hooks the loop calls as it works; metrics subscribe to them. All optional. */
+export interface ProxyEvents {
+  /** A continuation round is about to re-invoke the upstream. */
+  onRound?(): void;
+  /** An expand id resolved to its original. */
+  onResolved?(): void;
+  /** An expand id could not be given back (unknown, expired, not in the request, malformed). */
+  onMiss?(): void;
+  onBail?(reason: BailReason): void;
+  /** The client got its response: streamed through, or buffered (JSON, or an SSE replay). */
+  onResponse?(info: { readonly provider: Provider; readonly streamed: boolean }): void;
+}

@@ -1,0 +1,81 @@
+import { continuationRequest } from "../expand/continuation.js";
+import { classifyCalls } from "../expand/turn.js";
+import type { Store } from "../store/types.js";
+import type { UpstreamClient } from "../upstream/client.js";
+import type { Provider } from "../wire/types.js";
+import type { BailReason, ProxyEvents } from "./events.js";
+import { resolveCalls } from "./resolve.js";
+import { type Round, readRound } from "./round.js";
+
+export interface LoopContext {
+  readonly provider: Provider;
+  readonly client: UpstreamClient;
+  readonly store: Store;
+  readonly maxRounds: number;
+  readonly session: string;
+  /** Marker ids present in this request's `system`/`messages`: the only ids that may resolve. */
+  readonly allowed: ReadonlySet<string>;
+  readonly headers: Headers;
+  readonly search: string;
+  readonly signal: AbortSignal;
+  readonly events: ProxyEvents;
+}
+
+export interface LoopResult {
+  /** The response the client gets. */
+  readonly round: Round;
+  /** Continuation rounds made (upstream calls minus one). */
+  readonly rounds: number;
+}
+
+/**
+ * The host-side continuation loop (§8.2): while the upstream answers with nothing but expand
+ * calls, resolve them, append the assistant turn and one tool result per call, and re-invoke,
+ * at most `maxRounds` times. Any other answer goes to the client as the upstream sent it.
+ */
+export async function runExpandLoop(context: LoopContext, request: string): Promise<LoopResult> {
+  let text = request;
+  for (let rounds = 0; ; rounds++) {
+    const upstream = await context.client.send({
+      provider: context.provider,
+      body: text,
+      headers: context.headers,
+      search: context.search,
+      signal: context.signal,
+    });
+    const round = await readRound(context.provider, upstream);
+    const next = await continuation(context, text, round, rounds);
+    if (typeof next !== "string") {
+      if (next !== undefined) context.events.onBail?.(next);
+      return { round, rounds };
+    }
+    await round.discard();
+    context.events.onRound?.();
+    text = next;
+  }
+}
+
+/** The next request text, or why there is none (undefined: the response is simply final). */
+async function continuation(
+  context: LoopContext,
+  text: string,
+  round: Round,
+  rounds: number,
+): Promise<string | BailReason | undefined> {
+  if (round.aggregationFailed) return "aggregation_failed";
+  const { turn } = round;
+  if (turn === undefined) return undefined;
+  const calls = classifyCalls(turn);
+  if (calls.expand.length === 0) return undefined;
+  if (calls.others > 0) return "other_tool";
+  if (rounds >= context.maxRounds) return "max_rounds";
+  const { results, resolved } = await resolveCalls(
+    context.store,
+    context.session,
+    calls.expand,
+    context.allowed,
+    context.events,
+  );
+  if (resolved.length === 0) return "nothing_resolved";
+  return continuationRequest(text, context.provider, turn, results) ?? "no_messages";
+}

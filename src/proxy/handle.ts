@@ -1,0 +1,91 @@
+import type { Config } from "../config/schema.js";
+import type { Store } from "../store/types.js";
+import type { UpstreamClient } from "../upstream/client.js";
+import {
+  ClientGoneError,
+  UpstreamTimeoutError,
+  UpstreamUnreachableError,
+} from "../upstream/errors.js";
+import { relayedResponseHeaders } from "../upstream/headers.js";
+import type { Provider } from "../wire/types.js";
+import type { ProxyEvents } from "./events.js";
+import { runExpandLoop } from "./expand-loop.js";
+import { type PrepareDeps, prepareRequest } from "./prepare.js";
+
+export interface ProxyContext extends PrepareDeps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly client: UpstreamClient;
+  readonly events: ProxyEvents;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * One proxied request (§8.2): compact → inject the expand tool → forward → the expand loop.
+ * The client gets the final upstream response with the upstream's status, headers and body.
+ */
+export async function handleProxy(
+  context: ProxyContext,
+  provider: Provider,
+  request: Request,
+): Promise<Response> {
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  const url = new URL(request.url);
+  let original: string;
+  try {
+    original = utf8.decode(bytes);
+  } catch {
+    return errorResponse(400, "request body is not valid UTF-8");
+  }
+  const prepared = await prepareRequest(context, original, {
+    provider,
+    headers: request.headers,
+    signal: request.signal,
+  });
+  try {
+    const { round, rounds } = await runExpandLoop(
+      {
+        provider,
+        client: context.client,
+        store: context.store,
+        maxRounds: context.config.upstream.max_expand_rounds,
+        session: prepared.session,
+        allowed: prepared.allowed,
+        headers: request.headers,
+        search: url.search,
+        signal: request.signal,
+        events: context.events,
+      },
+      prepared.text,
+    );
+    const headers = relayedResponseHeaders(round.upstream.headers);
+    headers.set("x-context-guru-session", prepared.session);
+    headers.set("x-context-guru-expand-rounds", String(rounds));
+    if (prepared.tokensBefore !== undefined && prepared.tokensAfter !== undefined) {
+      headers.set("x-context-guru-tokens-before", String(prepared.tokensBefore));
+      headers.set("x-context-guru-tokens-after", String(prepared.tokensAfter));
+    }
+    context.events.onResponse?.({ provider, streamed: round.streamed });
+    return new Response(round.body(), {
+      status: round.upstream.status,
+      statusText: round.upstream.statusText,
+      headers,
+    });
+  } catch (error) {
+    if (error instanceof UpstreamTimeoutError) return errorResponse(504, error.message);
+    if (error instanceof ClientGoneError || request.signal.aborted) {
+      return errorResponse(499, "client disconnected");
+    }
+    if (error instanceof UpstreamUnreachableError) return errorResponse(502, error.message);
+    // A body that broke off after its headers: the upstream went away mid-response.
+    return errorResponse(502, new UpstreamUnreachableError().message);
+  }
+}
+
+function errorResponse(status: number, message: string): Response {
+  return new Response(JSON.stringify({ error: message }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}

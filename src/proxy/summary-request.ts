@@ -1,0 +1,32 @@
+import { isRecord } from "../wire/detect.js";
+
+const ASKS_FOR_SUMMARY = [
+  /\b(?:detailed|comprehensive|thorough|complete|full)\s+summary\s+of\s+(?:the|this|our)\s+(?:entire\s+|whole\s+)?conversation\b/i,
+  /\bsummari[sz]e\s+(?:the|this|our)\s+(?:entire\s+|whole\s+)?conversation\b/i,
+];
+
+/**
+ * True when the last user message asks for a detailed summary of the conversation: the agent is
+ * compacting its own history, and that request must see the history as it is.
+ */
+export function isSummaryRequest(body: unknown): boolean {
+  if (!isRecord(body) || !Array.isArray(body.messages)) return false;
+  const messages: unknown[] = body.messages;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (!isRecord(message) || message.role !== "user") continue;
+    const text = messageText(message.content);
+    return ASKS_FOR_SUMMARY.some((pattern) => pattern.test(text));
+  }
+  return false;
+}
+
+function messageText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) =>
+      isRecord(part) && part.type === "text" && typeof part.text === "string" ? part.text : "",
+    )
+    .join("\n");
+}

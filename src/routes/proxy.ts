@@ -1,0 +1,42 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Compactor } from "../compactor.js";
+import type { Config } from "../config/schema.js";
+import type { ProxyEvents } from "../proxy/events.js";
+import { handleProxy, type ProxyContext } from "../proxy/handle.js";
+import type { Store } from "../store/types.js";
+import { UpstreamClient } from "../upstream/client.js";
+
+export interface ProxyDeps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly compactor: Pick<Compactor, "compact">;
+  /** Upstream fetch; defaults to the global fetch. */
+  readonly fetch?: typeof fetch;
+  readonly proxyEvents?: ProxyEvents;
+}
+
+/**
+ * The OpenAI- and Anthropic-compatible proxy routes (§2): `POST /v1/chat/completions` goes to
+ * `upstream.openai.base_url` + `/chat/completions`, `POST /v1/messages` to
+ * `upstream.anthropic.base_url` + `/v1/messages`, as the official SDKs lay out their base URLs.
+ */
+export function proxyRoutes(deps: ProxyDeps): Hono {
+  const { config } = deps;
+  const context: ProxyContext = {
+    config,
+    store: deps.store,
+    compactor: deps.compactor,
+    client: new UpstreamClient(config.upstream, deps.fetch),
+    events: deps.proxyEvents ?? {},
+  };
+  const limit = bodyLimit({
+    maxSize: config.limits.body_bytes,
+    onError: (c) =>
+      c.json({ error: `request body exceeds ${config.limits.body_bytes} bytes` }, 413),
+  });
+  const app = new Hono();
+  app.post("/v1/chat/completions", limit, (c) => handleProxy(context, "openai", c.req.raw));
+  app.post("/v1/messages", limit, (c) => handleProxy(context, "anthropic", c.req.raw));
+  return app;
+}

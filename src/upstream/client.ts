@@ -1,0 +1,69 @@
+import type { Config } from "../config/schema.js";
+import type { Provider } from "../wire/types.js";
+import { ClientGoneError, UpstreamTimeoutError, UpstreamUnreachableError } from "./errors.js";
+import { upstreamRequestHeaders } from "./headers.js";
+
+export interface UpstreamCall {
+  readonly provider: Provider;
+  /** The request body text, sent as it is. */
+  readonly body: string;
+  /** The client's request headers; filtered before they go upstream. */
+  readonly headers: Headers;
+  /** The client's query string (`?beta=true`), or "". */
+  readonly search: string;
+  /** Aborts when the client goes away; the upstream call is aborted with it. */
+  readonly signal: AbortSignal;
+}
+
+/** Each provider's path below its configured base URL, following the official SDKs. */
+const PATHS: Readonly<Record<Provider, string>> = {
+  openai: "/chat/completions",
+  anthropic: "/v1/messages",
+};
+
+/**
+ * Sends requests to the configured upstream models. The URL comes from configuration only.
+ * Resolves with the upstream response (any status) as soon as its headers arrive; rejects with
+ * UpstreamUnreachableError (502), UpstreamTimeoutError (504, no headers within the first-byte
+ * timeout) or ClientGoneError. There is no whole-stream timeout.
+ */
+export class UpstreamClient {
+  constructor(
+    private readonly config: Config["upstream"],
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  url(provider: Provider): string {
+    return `${this.config[provider].base_url.replace(/\/+$/, "")}${PATHS[provider]}`;
+  }
+
+  async send(call: UpstreamCall): Promise<Response> {
+    const target = this.config[call.provider];
+    const timeoutMs = this.config.first_byte_timeout_ms;
+    const controller = new AbortController();
+    const onClientGone = () => controller.abort(new ClientGoneError());
+    if (call.signal.aborted) throw new ClientGoneError();
+    call.signal.addEventListener("abort", onClientGone, { once: true });
+    const timer = setTimeout(
+      () => controller.abort(new UpstreamTimeoutError(timeoutMs)),
+      timeoutMs,
+    );
+    try {
+      const response = await this.fetchImpl(`${this.url(call.provider)}${call.search}`, {
+        method: "POST",
+        headers: upstreamRequestHeaders(call.headers, call.provider, target.api_key),
+        body: call.body,
+        signal: controller.signal,
+        redirect: "manual",
+      });
+      return response;
+    } catch (error) {
+      const reason: unknown = controller.signal.reason;
+      if (reason instanceof UpstreamTimeoutError || reason instanceof ClientGoneError) throw reason;
+      throw new UpstreamUnreachableError({ cause: error });
+    } finally {
+      clearTimeout(timer);
+      // The body may still be streaming: keep the client's abort wired to it until it ends.
+    }
+  }
+}

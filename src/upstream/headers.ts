@@ -1,0 +1,79 @@
+import type { Provider } from "../wire/types.js";
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and others a proxy must not pass on. */
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+];
+
+/** Never sent upstream: transport framing, the client's host, cookies, our own control headers. */
+const REQUEST_DROPPED = new Set([
+  ...HOP_BY_HOP,
+  "host",
+  "content-length",
+  "cookie",
+  "expect",
+  // fetch negotiates and decodes compression itself; the body relayed is always decoded.
+  "accept-encoding",
+]);
+
+/** Never relayed to the client: the body was decoded and may be re-framed. */
+const RESPONSE_DROPPED = new Set([
+  ...HOP_BY_HOP,
+  "content-encoding",
+  "content-length",
+  "set-cookie",
+]);
+
+/** Credentials each provider's clients send; a configured gateway key replaces all of them. */
+const CREDENTIALS = ["authorization", "x-api-key", "api-key"];
+
+/** The headers to send upstream for a client request (§10 hygiene). */
+export function upstreamRequestHeaders(
+  incoming: Headers,
+  provider: Provider,
+  gatewayKey: string | undefined,
+): Headers {
+  const headers = new Headers();
+  const listed = connectionListed(incoming);
+  incoming.forEach((value, name) => {
+    if (REQUEST_DROPPED.has(name) || listed.has(name) || name.startsWith("x-context-guru-")) return;
+    headers.set(name, value);
+  });
+  if (gatewayKey !== undefined) {
+    for (const name of CREDENTIALS) headers.delete(name);
+    if (provider === "openai") headers.set("authorization", `Bearer ${gatewayKey}`);
+    else headers.set("x-api-key", gatewayKey);
+  }
+  headers.set("content-type", "application/json");
+  return headers;
+}
+
+/** The upstream response headers to relay to the client. */
+export function relayedResponseHeaders(upstream: Headers): Headers {
+  const headers = new Headers();
+  const listed = connectionListed(upstream);
+  upstream.forEach((value, name) => {
+    if (RESPONSE_DROPPED.has(name) || listed.has(name)) return;
+    headers.append(name, value);
+  });
+  return headers;
+}
+
+function connectionListed(headers: Headers): Set<string> {
+  const value = headers.get("connection");
+  if (value === null) return new Set();
+  return new Set(
+    value
+      .split(",")
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== ""),
+  );
+}
