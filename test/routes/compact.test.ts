@@ -1,0 +1,173 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { scanTopLevel } from "../../src/wire/json-scan.js";
+import { CLEAN, postCompact, testApp } from "../support/app.js";
+import { anthropicBody, jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
+
+const encoder = new TextEncoder();
+const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
+
+describe("POST /compact fails open", () => {
+  const { app } = testApp();
+  it.each([
+    ["not JSON", "{not json"],
+    ["empty", ""],
+    ["no messages", '{"model":"m"}'],
+    ["messages not an array", '{"model":"m","messages":{"role":"user"}}'],
+    ["a JSON array", "[1,2,3]"],
+    ["a JSON string", '"text"'],
+    ["messages of wrong types", '{"messages":[1,"two",null,[3],{"role":7,"content":{"x":1}}]}'],
+  ])("%s → 200 with the original bytes", async (_, body) => {
+    const response = await postCompact(app, body);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(await response.text()).toBe(body);
+  });
+
+  it("invalid UTF-8 → 200 with the original bytes", async () => {
+    const body = new Uint8Array([
+      ...encoder.encode('{"messages":[{"role":"tool","content":"'),
+      0xff,
+      0xfe,
+      ...encoder.encode('"}]}'),
+    ]);
+    const response = await postCompact(app, body);
+    expect(response.status).toBe(200);
+    expect(await bytesOf(response)).toEqual(body);
+  });
+
+  it("over the body limit → 413 with a JSON error", async () => {
+    const body = `{"messages":[],"pad":"${"x".repeat(33 * 1024 * 1024)}"}`;
+    const response = await postCompact(app, body);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "request body exceeds 33554432 bytes" });
+  });
+
+  it("honours a configured body limit", async () => {
+    const small = testApp({ limits: { body_bytes: 100 } });
+    expect((await postCompact(small.app, openaiBody(["x".repeat(200)]))).status).toBe(413);
+    expect((await postCompact(small.app, '{"messages":[]}')).status).toBe(200);
+  });
+
+  it("an unknown provider value returns the original bytes", async () => {
+    const body = openaiBody([jsonArrayOutput(30)]);
+    const response = await postCompact(app, body, { query: "?provider=gemini" });
+    expect(await response.text()).toBe(body);
+  });
+});
+
+describe("POST /compact rewrites only what changed", () => {
+  const { app } = testApp(CLEAN);
+
+  it("unchanged bodies come back byte-identical with headers", async () => {
+    const body = openaiBody(["short output"]);
+    const response = await postCompact(app, body);
+    expect(await response.text()).toBe(body);
+    expect(response.headers.get("x-context-guru-markers")).toBe("0");
+    expect(Number(response.headers.get("x-context-guru-tokens-before"))).toBeGreaterThan(0);
+    expect(response.headers.get("x-context-guru-tokens-after")).toBe(
+      response.headers.get("x-context-guru-tokens-before"),
+    );
+  });
+
+  it("keeps number spellings, big integers, escapes and key order outside the changed strings", async () => {
+    const base = JSON.parse(openaiBody([jsonArrayOutput(40)])) as { messages: unknown[] };
+    const messages = JSON.stringify(base.messages);
+    const body = `{"z":1.0,"messages":${messages},"big":12345678901234567890,"e":1e3,"s":"\\u00e9\\u003c","a" : [ 1.50 ]}`;
+    const response = await postCompact(app, body, { query: "?preset=llmd-toon" });
+    const text = await response.text();
+    expect(text).not.toBe(body);
+    expect(text.startsWith('{"z":1.0,"messages":[')).toBe(true);
+    expect(
+      text.endsWith(',"big":12345678901234567890,"e":1e3,"s":"\\u00e9\\u003c","a" : [ 1.50 ]}'),
+    ).toBe(true);
+    const parsed = JSON.parse(text) as { messages: Array<{ content: unknown }> };
+    expect(parsed.messages[3]?.content).toMatch(/^\[40\]\{id,name,status,region,latency_ms\}:/);
+  });
+
+  it("is deterministic", async () => {
+    const body = anthropicBody([jsonArrayOutput(30), logOutput(300), logOutput(300)]);
+    const first = await (await postCompact(app, body)).text();
+    const second = await (await postCompact(app, body)).text();
+    expect(first).not.toBe(body);
+    expect(second).toBe(first);
+  });
+
+  it("bypass header returns the body untouched", async () => {
+    const body = openaiBody([jsonArrayOutput(40)]);
+    const response = await postCompact(app, body, { headers: { "x-context-guru-bypass": "true" } });
+    expect(await response.text()).toBe(body);
+  });
+
+  it("pipeline header runs exactly those components", async () => {
+    const body = openaiBody([jsonArrayOutput(40)]);
+    const formatted = await (
+      await postCompact(app, body, { headers: { "x-context-guru-pipeline": "format" } })
+    ).text();
+    const content = (JSON.parse(formatted) as { messages: Array<{ content: string }> }).messages[3]
+      ?.content;
+    expect(content).toBe(JSON.stringify(JSON.parse(jsonArrayOutput(40))));
+  });
+
+  it("an unknown pipeline name falls back to the configured pipeline and says so", async () => {
+    const body = openaiBody([jsonArrayOutput(40)]);
+    const response = await postCompact(app, body, {
+      headers: { "x-context-guru-pipeline": "format,nope" },
+    });
+    expect(response.headers.get("x-context-guru-pipeline-fallback")).toBe("configured");
+    const expected = await (await postCompact(app, body)).text();
+    expect(await response.text()).toBe(expected);
+  });
+
+  it("an unknown preset falls back too", async () => {
+    const response = await postCompact(app, openaiBody(["x"]), { query: "?preset=nope" });
+    expect(response.headers.get("x-context-guru-pipeline-fallback")).toBe("configured");
+  });
+
+  it("reports the explicit session, else a derived one", async () => {
+    const body = openaiBody(["x"]);
+    const explicit = await postCompact(app, body, {
+      headers: { "x-context-guru-session": "abc.1:2-3" },
+    });
+    expect(explicit.headers.get("x-context-guru-session")).toBe("abc.1:2-3");
+    const derived = await postCompact(app, body, {
+      headers: { "x-context-guru-session": "bad id!" },
+    });
+    expect(derived.headers.get("x-context-guru-session")).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe("POST /compact property: random JSON bodies", () => {
+  const { app } = testApp();
+  const json = fc.jsonValue({ maxDepth: 4 });
+  const body = fc.oneof(
+    json.map((value) => JSON.stringify(value)),
+    fc
+      .record({ model: json, messages: fc.array(json, { maxLength: 6 }), extra: json })
+      .map((value) => JSON.stringify(value)),
+    fc
+      .array(fc.string({ minLength: 0, maxLength: 400 }), { maxLength: 5 })
+      .map((outputs) => openaiBody(outputs)),
+  );
+
+  it("answers 200 with the input bytes or valid JSON whose non-messages members are unchanged", async () => {
+    await fc.assert(
+      fc.asyncProperty(body, async (text) => {
+        const response = await postCompact(app, text);
+        expect(response.status).toBe(200);
+        const out = await response.text();
+        if (out === text) return;
+        JSON.parse(out);
+        const input = scanTopLevel(text);
+        const output = scanTopLevel(out);
+        expect([...(output?.members.keys() ?? [])]).toEqual([...(input?.members.keys() ?? [])]);
+        for (const [key, span] of input?.members ?? []) {
+          const other = output?.members.get(key);
+          if (key === "messages" || !other) continue;
+          expect(out.slice(other.start, other.end)).toBe(text.slice(span.start, span.end));
+        }
+      }),
+      { numRuns: process.env.CI ? 2000 : 300 },
+    );
+  });
+});

@@ -1,0 +1,45 @@
+import { createApp } from "../../src/app.js";
+import { parseConfig } from "../../src/config/load.js";
+import type { Config, ConfigInput } from "../../src/config/schema.js";
+import type { Registry } from "../../src/pipeline/run.js";
+import { createStore } from "../../src/store/create.js";
+import type { Store } from "../../src/store/types.js";
+
+export interface TestApp {
+  readonly app: ReturnType<typeof createApp>;
+  readonly config: Config;
+  readonly store: Store;
+}
+
+/** An app over the given config (defaults applied) with its own in-memory store. */
+export function testApp(
+  input: ConfigInput = {},
+  options: { registry?: Registry; store?: Store; clock?: () => number } = {},
+): TestApp {
+  const config = parseConfig(input);
+  const store =
+    options.store ?? createStore(config.store, options.clock ? { clock: options.clock } : {});
+  const app = createApp({
+    config,
+    store,
+    ...(options.registry ? { registry: options.registry } : {}),
+  });
+  return { app, config, store };
+}
+
+/** Clean mode: store disabled, marker_mode off. */
+export const CLEAN: ConfigInput = { store: { enabled: false }, marker_mode: "off" };
+
+export function postCompact(
+  app: TestApp["app"],
+  body: string | Uint8Array,
+  options: { query?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  return Promise.resolve(
+    app.request(`/compact${options.query ?? ""}`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", ...options.headers },
+    }),
+  );
+}
