@@ -2,7 +2,7 @@
  * Key layout under `store.redis.key_prefix` (default `cg:`):
  * - `<prefix>e:<key>`: hash of one original: field `v` holds the value, one field
  *   `o:<session>` per owning session. Value and owners live and expire together.
- * - `<prefix>s:<session>`: sorted set of the session's sticky ids, scored by insertion time.
+ * - `<prefix>s:<session>`: sorted set of the session's sticky ids, scored by insertion order.
  */
 export function redisKeys(prefix: string) {
   return {
@@ -28,4 +28,21 @@ if found[1] and found[2] then
   return found[1]
 end
 return false
+`;
+
+/**
+ * Adds ARGV[3..] to the sticky set KEYS[1] as its newest members (scores continue after the
+ * highest one, so order needs no clock and holds across replicas), trims it to the ARGV[1]
+ * newest, and sets its TTL to ARGV[2] ms.
+ */
+export const ADD_STICKY_LUA = `
+local top = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+local score = top[2] and tonumber(top[2]) or 0
+for index = 3, #ARGV do
+  score = score + 1
+  redis.call('ZADD', KEYS[1], score, ARGV[index])
+end
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -1 - tonumber(ARGV[1]))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 0
 `;

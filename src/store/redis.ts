@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import type { StoreConfig } from "../config/schema.js";
 import { StoreUnavailableError } from "../errors/store-error.js";
 import { checkPut } from "./entry-size.js";
-import { GET_OWNED_LUA, ownerField, redisKeys, VALUE_FIELD } from "./redis-keys.js";
+import { ADD_STICKY_LUA, GET_OWNED_LUA, ownerField, redisKeys, VALUE_FIELD } from "./redis-keys.js";
 import type { StashEntry, Store, StoreStats } from "./types.js";
 
 export interface RedisStoreOptions {
@@ -11,7 +11,11 @@ export interface RedisStoreOptions {
 }
 
 type Reply = [error: Error | null, result: unknown];
-type GetOwned = (key: string, owner: string, ttlMs: number) => Promise<string | null>;
+/** The Lua commands defined on the client (see redis-keys.ts). */
+interface Scripts {
+  cgGetOwned(key: string, owner: string, ttlMs: string): Promise<string | null>;
+  cgAddSticky(key: string, cap: string, ttlMs: string, ...ids: string[]): Promise<number>;
+}
 
 /** How long a successful or failed PING answers readiness before it is asked again. */
 const READY_CACHE_MS = 1_000;
@@ -45,6 +49,7 @@ export class RedisStore implements Store {
       retryStrategy: (times) => Math.min(100 * 2 ** (times - 1), 2_000),
     });
     this.redis.defineCommand("cgGetOwned", { numberOfKeys: 1, lua: GET_OWNED_LUA });
+    this.redis.defineCommand("cgAddSticky", { numberOfKeys: 1, lua: ADD_STICKY_LUA });
     this.redis.on("error", (error: Error) => options.onError?.(error));
     const forget = () => {
       this.#checked = undefined;
@@ -66,14 +71,9 @@ export class RedisStore implements Store {
   }
 
   async get(session: string, key: string): Promise<string | undefined> {
-    const getOwned = (this.redis as unknown as { cgGetOwned: GetOwned }).cgGetOwned.bind(
-      this.redis,
-    );
-    const value = await this.#call(
-      "get",
-      getOwned(this.#keys.entry(key), ownerField(session), this.#ttlMs),
-    );
-    return value ?? undefined;
+    const ttl = String(this.#ttlMs);
+    const pending = this.#scripts.cgGetOwned(this.#keys.entry(key), ownerField(session), ttl);
+    return (await this.#call("get", pending)) ?? undefined;
   }
 
   async sticky(session: string): Promise<ReadonlySet<string>> {
@@ -84,18 +84,16 @@ export class RedisStore implements Store {
   }
 
   async addSticky(session: string, ids: readonly string[]): Promise<void> {
-    const newest = [...new Set(ids)].slice(-this.#config.max_sticky_ids);
+    const cap = this.#config.max_sticky_ids;
+    const newest = [...new Set(ids)].slice(-cap);
     if (newest.length === 0) return;
     const key = this.#keys.sticky(session);
-    // Scores order ids by insertion (ms × 1000 + position), so trimming drops the oldest.
-    const base = Date.now() * 1000;
-    const scored = newest.flatMap((id, index) => [String(base + index), id]);
-    const transaction = this.redis
-      .multi()
-      .zadd(key, ...scored)
-      .zremrangebyrank(key, 0, -(this.#config.max_sticky_ids + 1))
-      .pexpire(key, this.#ttlMs);
-    await this.#exec("addSticky", transaction.exec());
+    const ttl = String(this.#ttlMs);
+    await this.#call("addSticky", this.#scripts.cgAddSticky(key, String(cap), ttl, ...newest));
+  }
+
+  get #scripts(): Scripts {
+    return this.redis as unknown as Scripts;
   }
 
   /** True while connected and the last PING (at most a second old) was answered. */
@@ -135,6 +133,8 @@ export class RedisStore implements Store {
     try {
       return await pending;
     } catch (error) {
+      // Ask Redis again on the next readiness probe instead of trusting an older PING.
+      this.#checked = undefined;
       throw new StoreUnavailableError(operation, { cause: error });
     }
   }

@@ -26,6 +26,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty, and waits until it answers PING. */
   start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open but nothing answers. */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT). */
+  resume(): void;
   /** Stops it for good and removes its directory. */
   close(): Promise<void>;
 }
@@ -62,6 +66,8 @@ export async function startRedisServer(binary = findRedisServer()): Promise<Redi
     url: `redis://127.0.0.1:${port}`,
     stop,
     start,
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
     close: async () => {
       await stop();
       rmSync(dir, { recursive: true, force: true });
