@@ -4,9 +4,11 @@ import { components } from "./components/registry.js";
 import type { Config } from "./config/schema.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
 import type { Registry } from "./pipeline/run.js";
+import type { ProxyEvents } from "./proxy/events.js";
 import { compactRoutes } from "./routes/compact.js";
 import { expandRoutes } from "./routes/expand.js";
 import { healthRoutes } from "./routes/health.js";
+import { proxyRoutes } from "./routes/proxy.js";
 import { rehydrateRoutes } from "./routes/rehydrate.js";
 import type { Store } from "./store/types.js";
 
@@ -18,6 +20,8 @@ export interface AppDeps {
   readonly lifecycle?: Lifecycle;
   /** Upstream fetch for the proxy routes; defaults to the global fetch. */
   readonly fetch?: typeof fetch;
+  /** Hooks of the proxy's expand loop (metrics). */
+  readonly proxyEvents?: ProxyEvents;
 }
 
 /** Everything a route may use; built once per app. */
@@ -54,6 +58,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/", compactRoutes(services));
   app.route("/", expandRoutes(services));
   app.route("/", rehydrateRoutes(services));
+  app.route("/", proxyRoutes({ ...services, proxyEvents: deps.proxyEvents }));
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.onError((_error, c) => c.json({ error: "internal error" }, 500));
   return app;

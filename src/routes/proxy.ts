@@ -13,7 +13,7 @@ export interface ProxyDeps {
   readonly compactor: Pick<Compactor, "compact">;
   /** Upstream fetch; defaults to the global fetch. */
   readonly fetch?: typeof fetch;
-  readonly proxyEvents?: ProxyEvents;
+  readonly proxyEvents?: ProxyEvents | undefined;
 }
 
 /**
