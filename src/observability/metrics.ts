@@ -105,11 +105,18 @@ export class Metrics {
     "cg_expand_rounds_total",
     "Upstream re-invocations made by the expand loop.",
   );
-  readonly #storeErrors = this.#counter(
-    "cg_store_errors_total",
-    "Store operations that failed or timed out.",
-    ["operation"],
-  );
+  /** Reads the store's size once per scrape; set when a store is watched. */
+  #storeStats: (() => Promise<StoreStats | undefined>) | undefined;
+  readonly #storeErrors = new Counter({
+    name: "cg_store_errors_total",
+    help: "Store operations that failed or timed out.",
+    labelNames: ["operation"],
+    registers: [this.registry],
+    // A failed size read during this scrape is counted before this counter is rendered.
+    collect: async () => {
+      await this.#storeStats?.();
+    },
+  });
   readonly #proxyResponses = this.#counter(
     "cg_proxy_responses_total",
     "Proxy responses, streamed through or buffered (expand loop, or a non-streaming request).",
@@ -202,7 +209,7 @@ export class Metrics {
   /** Store size gauges, read once per scrape; a failing read counts a store error. */
   #watchStore(store: Store): void {
     let pending: Promise<StoreStats | undefined> | undefined;
-    const stats = () => {
+    const stats = (): Promise<StoreStats | undefined> => {
       pending ??= store
         .stats()
         .catch(() => {
@@ -214,6 +221,7 @@ export class Metrics {
         });
       return pending;
     };
+    this.#storeStats = stats;
     const labels = { backend: store.backend };
     const gauge = (name: string, help: string, pick: (value: StoreStats) => number) =>
       new Gauge({
