@@ -8,7 +8,7 @@ export const DUPLICATE = "[identical to an earlier tool output]";
  * Offload: a tool output identical to an earlier one is replaced by a placeholder; the first
  * copy stays. Outputs that already carry a marker are neither candidates nor originals.
  */
-export const dedup: RequestComponent<"dedup"> = {
+export const dedup = {
   name: "dedup",
   kind: "offload",
   scope: "request",
@@ -29,4 +29,4 @@ export const dedup: RequestComponent<"dedup"> = {
     }
     return changes;
   },
-};
+} satisfies RequestComponent<"dedup">;

@@ -9,7 +9,7 @@ import { joinTokens } from "./json-tokens.js";
  * spelling (`1.0`, `1e3`, integers beyond 2^53) and escape is kept verbatim, so the compact text
  * parses to exactly what the original parsed to. Bare scalars (`42`, `"text"`) are left alone.
  */
-export const format: OutputComponent<"format"> = {
+export const format = {
   name: "format",
   kind: "reformat",
   scope: "output",
@@ -20,4 +20,4 @@ export const format: OutputComponent<"format"> = {
     const compact = joinTokens(document.text, document.tokens);
     return compact === output.text ? undefined : compact;
   },
-};
+} satisfies OutputComponent<"format">;

@@ -10,7 +10,7 @@ export const MASKED = "[older tool output masked]";
  * session stays masked even when it is among the newest again, so the bytes an agent re-sends
  * stay stable turn after turn.
  */
-export const mask: RequestComponent<"mask"> = {
+export const mask = {
   name: "mask",
   kind: "offload",
   scope: "request",
@@ -26,4 +26,4 @@ export const mask: RequestComponent<"mask"> = {
     }
     return changes;
   },
-};
+} satisfies RequestComponent<"mask">;

@@ -20,7 +20,7 @@ const ANSI =
  * one visible — progress redraws rewrite whole lines, so this is not reproduced). `\r\n` line
  * endings are line endings, not redraws: they are kept byte for byte.
  */
-export const textclean: OutputComponent<"textclean"> = {
+export const textclean = {
   name: "textclean",
   kind: "reformat",
   scope: "output",
@@ -29,7 +29,7 @@ export const textclean: OutputComponent<"textclean"> = {
     const cleaned = cleanText(output.text);
     return cleaned === output.text ? undefined : cleaned;
   },
-};
+} satisfies OutputComponent<"textclean">;
 
 export function cleanText(text: string): string {
   const withoutEscapes =

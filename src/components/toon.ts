@@ -10,7 +10,7 @@ import { parsedExactly, parseJsonDocument } from "./json-document.js";
  * repeated keys), TOON decodes back to the same value with the same key order, and the TOON text
  * has fewer tokens than the current text.
  */
-export const toon: OutputComponent<"toon"> = {
+export const toon = {
   name: "toon",
   kind: "reformat",
   scope: "output",
@@ -23,7 +23,7 @@ export const toon: OutputComponent<"toon"> = {
     if (!decodesTo(encoded, document.value)) return undefined;
     return context.tokens(encoded) < context.tokens(output.text) ? encoded : undefined;
   },
-};
+} satisfies OutputComponent<"toon">;
 
 /** The root is a uniform array of objects, or an object with such an array as a property. */
 function holdsUniformArray(value: object): boolean {

@@ -8,7 +8,7 @@ const noMinimum = { ...defaults, min_tokens: 0 };
 
 function run(text: string, options = noMinimum): string | undefined {
   const outputs = toolOutputs([text]);
-  return format.reduce(outputs[0]!, options, fakeContext(outputs)) as string | undefined;
+  return format.reduce(outputs[0]!, options, fakeContext(outputs));
 }
 
 describe("format", () => {

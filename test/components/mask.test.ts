@@ -54,12 +54,12 @@ describe("mask", () => {
       { ...defaults, keep_recent: keepRecent },
       fakeContext(toolOutputs(texts), { mode: "off" }),
     );
-    expect((changes as { index: number }[]).map((change) => change.index)).toEqual(indexes);
+    expect(changes.map((change) => change.index)).toEqual(indexes);
   });
 
   it("keeps masking an output it masked before, even when it is recent", () => {
     const context = fakeContext(toolOutputs(texts), { mode: "off", reduced: new Set([texts[4]!]) });
-    const changes = mask.reduce(defaults, context) as { index: number }[];
+    const changes = mask.reduce(defaults, context);
     expect(changes.map((change) => change.index)).toEqual([0, 1, 4]);
   });
 
@@ -69,7 +69,7 @@ describe("mask", () => {
     const changes = mask.reduce(
       defaults,
       fakeContext(toolOutputs([marked, summarised, long("z"), "", "", ""]), { mode: "off" }),
-    ) as { index: number }[];
+    );
     expect(changes.map((change) => change.index)).toEqual([2]);
   });
 
@@ -97,7 +97,7 @@ describe.skipIf(!hasCorpus)("mask on agent corpus requests", () => {
     let masked = 0;
     for (const [file, texts] of agentToolTexts()) {
       const context = fakeContext(toolOutputs(texts));
-      const changes = mask.reduce(defaults, context) as { index: number; text: string }[];
+      const changes = mask.reduce(defaults, context);
       for (const change of changes) {
         expect(change.index, file).toBeLessThan(texts.length - defaults.keep_recent);
         const original = texts[change.index]!;

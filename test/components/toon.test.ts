@@ -11,7 +11,7 @@ const noMinimum = { ...defaults, min_tokens: 0 };
 
 function run(text: string, options = noMinimum): string | undefined {
   const outputs = toolOutputs([text]);
-  return toon.reduce(outputs[0]!, options, fakeContext(outputs)) as string | undefined;
+  return toon.reduce(outputs[0]!, options, fakeContext(outputs));
 }
 
 const users = Array.from({ length: 6 }, (_, id) => ({
