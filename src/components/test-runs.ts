@@ -1,0 +1,126 @@
+import type { ToolOutput } from "../wire/types.js";
+
+/**
+ * Recognising test and build runs among tool outputs, and whether a run failed.
+ *
+ * A run is recognised from its call's shell command (`input.command`, `input.cmd` or
+ * `input.script`; a string or an argv array), else from a `$ command` first line of the output,
+ * else — only when no command is known — from a summary line only that runner prints (pytest's
+ * `… in 0.12s`, jest's `Tests: … total`, cargo's `test result:`, …), so `cat old-run.log` is not a
+ * run. A command is split on `&&`, `||`, `;`, `|` and newlines; each
+ * segment, after leading `VAR=value`, `sudo`, `time`, `timeout N`, `env` and `nice`, must start
+ * with a known runner (so `echo pytest` or `git commit -m "make it"` are not runs).
+ *
+ * Runs are grouped into families (pytest, js test, go test, cargo build, make, …): a later run
+ * supersedes only runs of its own family, so a failed pytest run is never hidden by a later
+ * `make` run that says nothing about it.
+ *
+ * Failure is decided conservatively: the run failed only when the tool reported an error
+ * (`is_error`) or the output carries a runner's explicit failure signature — a pytest summary
+ * counting failures or errors, `FAILED (failures=…)`, jest/vitest `… N failed`, `N failing`,
+ * `--- FAIL`/`FAIL` lines, `test result: FAILED.`, rustc `error[E…]:`, `error TS…:`,
+ * `make: ***`, `BUILD FAILURE`/`BUILD FAILED`, `npm ERR!`, `Command failed with exit code N`.
+ * Anything else — including a run whose outcome cannot be read — counts as not failed, and so is
+ * never dropped.
+ */
+export interface TestRun {
+  readonly family: string;
+  readonly failed: boolean;
+}
+
+const PYTHON = String.raw`python[\d.]*\s+`;
+const RUNNERS: ReadonlyArray<readonly [RegExp, string]> = [
+  [new RegExp(String.raw`^(?:${PYTHON}-m\s+)?(?:pytest|py\.test)\b`), "pytest"],
+  [/^(?:tox|nox)\b/, "tox"],
+  [new RegExp(String.raw`^${PYTHON}(?:-m\s+unittest\b|\S*manage\.py\s+test\b)`), "unittest"],
+  [new RegExp(String.raw`^(?:${PYTHON})?\S*runtests\.py\b`), "unittest"],
+  [/^(?:npx\s+|bunx\s+|(?:pnpm|yarn)\s+(?:exec\s+|dlx\s+)?)?(?:jest|vitest|mocha)\b/, "js test"],
+  [/^(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b/, "js test"],
+  [/^(?:npx\s+|(?:pnpm|yarn)\s+(?:exec\s+)?)?tsc\b/, "js build"],
+  [/^(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build\b/, "js build"],
+  [/^go\s+(?:test|vet)\b/, "go test"],
+  [/^go\s+build\b/, "go build"],
+  [/^cargo\s+(?:test|nextest)\b/, "cargo test"],
+  [/^cargo\s+(?:build|check|clippy)\b/, "cargo build"],
+  [/^(?:g?make|ninja)\b|^cmake\s+--build\b/, "make"],
+  [/^(?:\.\/)?mvnw?\b/, "maven"],
+  [/^(?:\.\/)?gradlew?\b/, "gradle"],
+  [/^dotnet\s+(?:test|build)\b/, "dotnet"],
+  [/^(?:bundle\s+exec\s+)?(?:rspec|rake\s+test)\b/, "ruby test"],
+  [/^(?:\S*\/)?phpunit\b/, "phpunit"],
+  [/^(?:mix|deno|swift)\s+test\b|^ctest\b/, "test"],
+];
+
+const PREFIX = /^(?:\w+=\S*\s+|sudo\s+|time\s+|env\s+|nice\s+|timeout\s+(?:-\S+\s+)*\S+\s+)+/;
+
+/** Summary lines only one runner prints, for outputs whose command is unknown. */
+const SIGNATURES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^=*\s*(?:\d+ \w+(?: \w+)?, )*\d+ (?:passed|failed|errors?)\b.* in [\d.]+s\b.*$/m, "pytest"],
+  [/^Tests:\s+(?:\d+ \w+, )*\d+ total$/m, "js test"],
+  [/^\s*Test Files\s+.*\(\d+\)$/m, "js test"],
+  [/^(?:ok|FAIL)\s+\S+\s+[\d.]+s$/m, "go test"],
+  [/^test result: (?:ok|FAILED)\./m, "cargo test"],
+  [/^\[INFO\] BUILD (?:SUCCESS|FAILURE)$/m, "maven"],
+  [/^BUILD (?:SUCCESSFUL|FAILED) in \S+$/m, "gradle"],
+];
+
+const FAILURES: readonly RegExp[] = [
+  /^=*\s*(?:\d+ \w+(?: \w+)?, )*[1-9]\d* (?:failed|errors?)\b.* in [\d.]+s\b/m,
+  /^(?:!+ )?Interrupted: [1-9]\d* errors? during collection/m,
+  /^FAILED \((?:failures|errors)=\d+/m,
+  /^\s*(?:Tests|Test Suites|Test Files):?\s+(?:\d+ \w+, )*[1-9]\d* failed\b/m,
+  /^\s*[1-9]\d* failing$/m,
+  /^\s*(?:--- )?FAIL\b/m,
+  /^test result: FAILED\./m,
+  /^error(?:\[E\d{4}\])?: /m,
+  /\berror TS\d+:/,
+  /^g?make(?:\[\d+\])?: \*\*\* /m,
+  /BUILD FAILURE|^BUILD FAILED\b|^FAILURE: Build failed|^Build FAILED\./m,
+  /^npm (?:ERR!|error) /m,
+  /Command failed with exit code [1-9]\d*/,
+  /^\d+ examples?, [1-9]\d* failures?/m,
+  /^FAILURES!$/m,
+];
+
+/** The test/build run this output records, or undefined when it is not one. */
+export function detectRun(output: ToolOutput): TestRun | undefined {
+  const command = commandOf(output.call?.input) ?? promptCommand(output.text);
+  const family = command === undefined ? signatureFamily(output.text) : commandFamily(command);
+  if (family === undefined) return undefined;
+  return { family, failed: output.isError || runFailed(output.text) };
+}
+
+export function runFailed(text: string): boolean {
+  return FAILURES.some((pattern) => pattern.test(text));
+}
+
+export function commandFamily(command: string): string | undefined {
+  for (const segment of command.split(/&&|\|\||[;|\n]/)) {
+    const program = segment.trim().replace(PREFIX, "");
+    const runner = RUNNERS.find(([pattern]) => pattern.test(program));
+    if (runner !== undefined) return runner[1];
+  }
+  return undefined;
+}
+
+function signatureFamily(text: string): string | undefined {
+  return SIGNATURES.find(([pattern]) => pattern.test(text))?.[1];
+}
+
+/** The shell command of a call's parsed input. */
+function commandOf(input: unknown): string | undefined {
+  if (typeof input !== "object" || input === null) return undefined;
+  for (const field of ["command", "cmd", "script"]) {
+    const value: unknown = (input as Record<string, unknown>)[field];
+    if (typeof value === "string") return value;
+    if (Array.isArray(value) && value.every((part) => typeof part === "string")) {
+      return value.join(" ");
+    }
+  }
+  return undefined;
+}
+
+/** A command echoed as the output's first line, `$ pytest …`. */
+function promptCommand(text: string): string | undefined {
+  return /^\$ (.+)/.exec(text)?.[1];
+}
