@@ -1,0 +1,57 @@
+import { type CommandFilter, isErrorLine, type LinePlan } from "./filter.js";
+
+/**
+ * Containers: `docker` / `podman` (pull, build, run, compose, buildx, …) and `kubectl` (any
+ * subcommand).
+ *
+ * Drops:
+ * - image layer progress: `<layer id>: Pulling fs layer | Waiting | Downloading … | Verifying
+ *   Checksum | Download complete | Extracting … | Pull complete | Already exists` (with or
+ *   without compose's `✔`/`⠿` prefix);
+ * - BuildKit progress: `#5 sha256:… 12MB / 45MB 0.5s`, `#5 extracting sha256:…`,
+ *   `#5 transferring context: …`; legacy builder ` ---> 1a2b3c4d` and
+ *   `Removing intermediate container …` lines;
+ * - kubectl: `… unchanged` lines of an apply, and every `Waiting for … rollout to finish` line
+ *   but the last;
+ * - any tool: progress bars and percentage-only redraws.
+ * Keeps errors, `Digest:`, `Status:`, build steps and their output, and the final status lines.
+ */
+
+const LAYER =
+  /^\s*(?:[✔⠿\u2800-\u28ff]\s+)?[0-9a-f]{12}\s*:?\s+(?:Pulling fs layer|Waiting|Downloading|Verifying Checksum|Download complete|Extracting|Pull complete|Already exists)/u;
+const BUILDKIT =
+  /^#\d+ (?:sha256:[0-9a-f]+ |extracting sha256:|transferring (?:context|dockerfile):)/;
+const LEGACY_BUILD = /^ ---> [0-9a-f]{6,}$|^ ---> Running in |^Removing intermediate container /;
+const UNCHANGED = /^\S+ unchanged$/;
+const ROLLOUT_WAIT = /^Waiting for (?:deployment|daemon set|statefulset|rollout)\b.* to finish/;
+const BAR = /\[[=>\- ]{5,}\]|[━█▓▒░]{3,}/;
+const PERCENT_ONLY = /^[\s\d.,:/()[\]|-]*\d(?:\.\d+)?\s?%[\s\d.,:/()[\]%|-]*$/;
+
+function plan(lines: readonly string[]): LinePlan {
+  const drop = new Set<number>();
+  let lastWait = -1;
+  for (const [index, line] of lines.entries()) {
+    if (ROLLOUT_WAIT.test(line)) {
+      if (lastWait >= 0) drop.add(lastWait);
+      lastWait = index;
+    } else if (
+      LAYER.test(line) ||
+      BUILDKIT.test(line) ||
+      LEGACY_BUILD.test(line) ||
+      UNCHANGED.test(line) ||
+      (BAR.test(line) && /\d/.test(line)) ||
+      PERCENT_ONLY.test(line)
+    ) {
+      drop.add(index);
+    }
+  }
+  for (const index of drop) if (isErrorLine(lines[index] as string)) drop.delete(index);
+  return { drop, notes: new Map() };
+}
+
+export const containers: CommandFilter = {
+  name: "containers",
+  matches: (argv) =>
+    ["docker", "podman", "kubectl", "docker-compose", "nerdctl"].includes(argv[0] ?? ""),
+  plan,
+};

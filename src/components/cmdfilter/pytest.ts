@@ -1,0 +1,29 @@
+import { type CommandFilter, dropWhere } from "./filter.js";
+
+/**
+ * Python test runs: `pytest`, `py.test`, `python -m pytest`, `python -m unittest`, Django's
+ * `runtests.py` and `manage.py test`.
+ *
+ * Drops: passing tests (`tests/a.py::test_x PASSED [ 10%]`, `PASSED tests/a.py::test_x`,
+ * unittest's `test_x (pkg.Case) ... ok`) and progress lines made only of `.`, `s`, `x` and `X`
+ * (`tests/a.py ..s..  [ 40%]`, `.......`). A progress line with an `F` or `E` stays, and so does
+ * everything else: the FAILURES and ERRORS sections, the short test summary and the final line.
+ */
+
+const PASSED = /^\S+::\S.*\sPASSED\b|^PASSED \S+::\S/;
+const UNITTEST_OK = /^test\w* \([\w.]+\)(?: .*)? \.\.\. ok$/;
+const PROGRESS = /^(?:\S+\.py\s+)?[.sxX]+\s*(?:\[\s*\d+%\])?\s*$/;
+
+function isRunner(argv: readonly string[]): boolean {
+  const [program, subcommand] = argv;
+  if (program === "pytest" || program === "py.test" || program === "unittest") return true;
+  if (program === "runtests.py") return true;
+  return program === "manage.py" && subcommand === "test";
+}
+
+export const pytest: CommandFilter = {
+  name: "pytest",
+  matches: isRunner,
+  plan: (lines) =>
+    dropWhere(lines, (line) => PASSED.test(line) || UNITTEST_OK.test(line) || PROGRESS.test(line)),
+};
