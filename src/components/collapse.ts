@@ -1,0 +1,29 @@
+import type { OutputComponent } from "../pipeline/types.js";
+import { markedPhrase } from "./marked-phrase.js";
+
+/**
+ * Offload: an output over `max_tokens` keeps its first `head_lines` and last `tail_lines` lines;
+ * the lines between become one line `… (N lines omitted)` + T. The marker resolves to the whole
+ * original output. A final newline is not counted as a line and is kept; outputs with no more
+ * than head + tail lines are left alone.
+ */
+export const collapse = {
+  name: "collapse",
+  kind: "offload",
+  scope: "output",
+  reduce(output, options, context) {
+    const { text } = output;
+    if (!context.atLeastTokens(text, options.max_tokens + 1)) return undefined;
+    const finalNewline = text.endsWith("\n");
+    const lines = (finalNewline ? text.slice(0, -1) : text).split("\n");
+    const omitted = lines.length - options.head_lines - options.tail_lines;
+    if (omitted <= 0) return undefined;
+    const phrase = `\u2026 (${omitted} ${omitted === 1 ? "line" : "lines"} omitted)`;
+    const kept = [
+      ...lines.slice(0, options.head_lines),
+      markedPhrase(phrase, context.marker(text)),
+      ...lines.slice(lines.length - options.tail_lines),
+    ];
+    return kept.join("\n") + (finalNewline ? "\n" : "");
+  },
+} satisfies OutputComponent<"collapse">;

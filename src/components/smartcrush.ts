@@ -1,0 +1,72 @@
+import type { OutputComponent } from "../pipeline/types.js";
+import { type JsonDocument, parseJsonDocument } from "./json-document.js";
+import { containerMembers, type JsonMember, joinTokens } from "./json-tokens.js";
+import { markedPhrase } from "./marked-phrase.js";
+
+/** Items mentioning any of these are always kept. */
+const NOTABLE = /error|fail|exception|panic|fatal|traceback/i;
+
+interface Crushable {
+  /** Token index of the array's `[`. */
+  readonly open: number;
+  readonly close: number;
+  readonly items: readonly JsonMember[];
+}
+
+/**
+ * Offload: a tool output that is one JSON array of at least `min_items` items keeps its first
+ * `keep_first` and last `keep_last` items and every item whose JSON text mentions
+ * error/fail/exception/panic/fatal/traceback (case-insensitive), in their original order, as
+ * compact JSON followed by ` [k of n items shown]` + T.
+ *
+ * An object envelope (`{"total": 120, "items": [...]}`) is crushed too when exactly one of its
+ * top-level properties is such an array; the other properties are kept whole. Kept items keep
+ * their exact spelling (only whitespace between tokens is removed).
+ */
+export const smartcrush = {
+  name: "smartcrush",
+  kind: "offload",
+  scope: "output",
+  reduce(output, options, context) {
+    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
+    const document = parseJsonDocument(output.text);
+    if (document === undefined) return undefined;
+    const target = crushable(document, options.min_items);
+    if (target === undefined) return undefined;
+    const { text, tokens } = document;
+    const n = target.items.length;
+    const kept = target.items.filter((item, position) => {
+      if (position < options.keep_first || position >= n - options.keep_last) return true;
+      return NOTABLE.test(itemText(document, item));
+    });
+    if (kept.length === n) return undefined;
+    const crushed = [
+      joinTokens(text, tokens.slice(0, target.open)),
+      `[${kept.map((item) => itemText(document, item)).join(",")}]`,
+      joinTokens(text, tokens.slice(target.close + 1)),
+    ].join("");
+    return markedPhrase(`${crushed} [${kept.length} of ${n} items shown]`, context.marker(text));
+  },
+} satisfies OutputComponent<"smartcrush">;
+
+/** The root array, or the single envelope property holding an array, with enough items. */
+function crushable(document: JsonDocument, minItems: number): Crushable | undefined {
+  const { text, tokens } = document;
+  if (Array.isArray(document.value)) {
+    const { members, close } = containerMembers(text, tokens, 0);
+    return members.length >= minItems ? { open: 0, close, items: members } : undefined;
+  }
+  const candidates: Crushable[] = [];
+  for (const property of containerMembers(text, tokens, 0).members) {
+    const open = tokens[property.first];
+    if (open === undefined || text[open.start] !== "[") continue;
+    const { members, close } = containerMembers(text, tokens, property.first);
+    if (members.length >= minItems)
+      candidates.push({ open: property.first, close, items: members });
+  }
+  return candidates.length === 1 ? candidates[0] : undefined;
+}
+
+function itemText(document: JsonDocument, item: JsonMember): string {
+  return joinTokens(document.text, document.tokens.slice(item.first, item.end));
+}
