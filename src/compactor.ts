@@ -1,5 +1,6 @@
 import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
+import { injectExpandTool } from "./expand/inject.js";
 import { contentHasher } from "./expand/markers.js";
 import { OutputMemo } from "./pipeline/output-memo.js";
 import type { RunReport } from "./pipeline/report.js";
@@ -117,50 +118,57 @@ export class Compactor {
 
     const edits: Edit[] = [];
     let saved = 0;
-    run.texts.forEach((next, index) => {
+    for (const [index, next] of run.texts.entries()) {
       const output = transcript.outputs[index];
       const span = transcript.outputSpans[index];
-      if (!output || !span || next === output.text) return;
+      if (!output || !span || next === output.text) continue;
+      // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
+      if (JSON.parse(text.slice(span.start, span.end)) !== output.text) {
+        return unchanged(text, provider, session, "ambiguous_keys");
+      }
       edits.push({ span, raw: JSON.stringify(next) });
       saved += this.#tokens.count(output.text) - this.#tokens.count(next);
-    });
-    if (edits.length === 0) {
-      return {
-        ...base,
-        text,
-        changed: false,
-        tokensAfter: tokensBefore,
-        markers: 0,
-        report: run.report,
-      };
     }
-
+    const unchangedResult: CompactResult = {
+      ...base,
+      text,
+      changed: false,
+      tokensAfter: tokensBefore,
+      markers: 0,
+      report: run.report,
+    };
+    if (edits.length === 0) return this.#withExpandTool(unchangedResult);
     if (run.stashes.length > 0) {
       try {
         await store.put(session, run.stashes);
       } catch (error) {
         run.report.stashFailure = error instanceof Error ? error.message : String(error);
-        return {
-          ...base,
-          text,
-          changed: false,
-          tokensAfter: tokensBefore,
-          markers: 0,
-          report: run.report,
-        };
+        return unchangedResult;
       }
     }
     if (store.persists && run.reduced.length > 0) {
       await store.addSticky(session, run.reduced).catch(() => undefined);
     }
-    return {
+    return this.#withExpandTool({
       ...base,
       text: applyEdits(text, edits),
       changed: true,
       tokensAfter: tokensBefore - saved,
       markers: run.markers,
       report: run.report,
-    };
+    });
+  }
+
+  /** Adds the expand tool where §8.1 says it belongs (never without a persisting store). */
+  #withExpandTool(result: CompactResult): CompactResult {
+    const { config, store } = this.deps;
+    if (config.inject_expand === "never" || !store.persists) return result;
+    const text = injectExpandTool(result.text, {
+      provider: result.provider,
+      mode: config.inject_expand,
+      persists: store.persists,
+    });
+    return text === result.text ? result : { ...result, text, changed: true };
   }
 }
 

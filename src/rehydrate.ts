@@ -1,4 +1,5 @@
 import { markerIds } from "./expand/markers.js";
+import { removeExpandTool } from "./expand/uninject.js";
 import { sessionKey } from "./session/key.js";
 import type { Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
@@ -42,11 +43,8 @@ export async function rehydrate(
   if (!Array.isArray(body.messages) || !scan || scan.ambiguous) {
     return { text, session, restored: 0, unresolved: 0 };
   }
-  const transcript = readTranscript(
-    resolveProvider(options.provider ?? "auto", body),
-    body.messages,
-    scan,
-  );
+  const provider = resolveProvider(options.provider ?? "auto", body);
+  const transcript = readTranscript(provider, body.messages, scan);
   const lookup = (key: string) => store.get(session, key);
   const outcomes = await Promise.all(transcript.strings.map((item) => restore(item, lookup, hash)));
   const edits: Edit[] = [];
@@ -58,7 +56,12 @@ export async function rehydrate(
       edits.push({ span: item.span, raw: JSON.stringify(outcome.text) });
     }
   });
-  return { text: applyEdits(text, edits), session, restored: edits.length, unresolved };
+  return {
+    text: removeExpandTool(applyEdits(text, edits), provider),
+    session,
+    restored: edits.length,
+    unresolved,
+  };
 }
 
 async function restore(

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { markerIds } from "../../src/expand/markers.js";
+import { CLEAN, postCompact, testApp } from "../support/app.js";
+import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
+
+const messagesOf = (text: string) =>
+  JSON.stringify((JSON.parse(text) as { messages: unknown }).messages);
+const bodies = hasSharedCorpus ? agentBodies() : [];
+
+describe.skipIf(!hasSharedCorpus)("agent corpus, reversible mode (agent preset)", () => {
+  const { app } = testApp();
+
+  it.each(bodies.map((entry) => [entry.file, entry] as const))(
+    "%s: markers resolve, rehydrate restores",
+    async (_, entry) => {
+      const session = `corpus-${entry.session}-${entry.provider}`;
+      const response = await postCompact(app, entry.body, {
+        headers: { "x-context-guru-session": session },
+      });
+      const out = await response.text();
+      const foreign = new Set(markerIds(entry.body));
+      const carried = [...new Set(markerIds(messagesOf(out)))];
+      const ids = carried.filter((id) => !foreign.has(id));
+      expect(Number(response.headers.get("x-context-guru-markers"))).toBe(ids.length);
+      if (entry.turns > 3) expect(ids.length).toBeGreaterThan(0);
+      for (const id of ids) {
+        const own = await app.request(`/expand?id=${id}&session=${session}`);
+        expect(own.status).toBe(200);
+        expect((await own.text()).length).toBeGreaterThan(0);
+        const other = await app.request(`/expand?id=${id}`, {
+          headers: { "x-context-guru-session": "someone-else" },
+        });
+        expect(other.status).toBe(404);
+      }
+      const rehydrated = await app.request("/rehydrate", {
+        method: "POST",
+        body: out,
+        headers: { "x-context-guru-session": session },
+      });
+      if (foreign.size === 0) expect(rehydrated.headers.get("x-context-guru-unresolved")).toBe("0");
+      expect(await rehydrated.text()).toBe(entry.body);
+
+      const tools =
+        (JSON.parse(out) as { tools?: Array<{ name?: string; function?: { name: string } }> })
+          .tools ?? [];
+      const names = tools.map((tool) => tool.name ?? tool.function?.name);
+      expect(names.includes("context_guru_expand")).toBe(carried.length > 0);
+      expect(names.at(-1) === "context_guru_expand").toBe(carried.length > 0);
+    },
+  );
+});
+
+describe.skipIf(!hasSharedCorpus)("agent corpus, clean mode", () => {
+  const { app } = testApp(CLEAN);
+  it.each(bodies.map((entry) => [entry.file, entry] as const))(
+    "%s: no marker, no sentinel, no tool",
+    async (_, entry) => {
+      const out = await (await postCompact(app, entry.body)).text();
+      expect(markerIds(out)).toEqual(markerIds(entry.body));
+      expect(out).not.toContain("\u27eacg\u27eb");
+      expect(out.includes('"name":"context_guru_expand"')).toBe(false);
+      if (entry.turns > 3) expect(out.length).toBeLessThan(entry.body.length);
+    },
+  );
+});
