@@ -21,6 +21,22 @@ export interface ComponentReport {
   keys: string[];
   reverted?: { reason: RevertReason; detail: string };
   gated?: GateReason;
+  /** Calls to a cheap model by an LLM-backed component (§5), in the order they settled. */
+  modelCalls?: ModelCallReport[];
+}
+
+/** One cheap-model call: what it cost and whether its answer was used. */
+export interface ModelCallReport {
+  /** The model asked ("" when none is configured). */
+  readonly model: string;
+  /** `skipped`: no model to ask; `failed`: no answer; `rejected`: the answer did not verify. */
+  readonly outcome: "accepted" | "rejected" | "failed" | "skipped";
+  readonly reason?: string;
+  readonly durationMs: number;
+  /** Requests sent, retries included. */
+  readonly attempts: number;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
 }
 
 /** What one pipeline run did; feeds metrics and logs, never the response body. */

@@ -1,5 +1,6 @@
 import type { ComponentName, ComponentsConfig, MarkerMode } from "../config/schema.js";
 import type { Provider, ToolOutput } from "../wire/types.js";
+import type { ModelCallReport } from "./report.js";
 
 export type ComponentKind = "reformat" | "offload";
 
@@ -31,6 +32,20 @@ export interface ComponentContext {
   /** True when this component reduced exactly this text earlier in the session (sticky set). */
   wasReduced(text: string): boolean;
   readonly signal: AbortSignal;
+  /** The request being compacted, for LLM-backed components whose model is `source: incoming`. */
+  readonly incoming?: IncomingRequest;
+  /** Records a cheap-model call in this component's run report. */
+  reportModelCall?(call: ModelCallReport): void;
+}
+
+/** What `source: incoming` reuses of the request being compacted: its model and credentials. */
+export interface IncomingRequest {
+  readonly provider: Provider;
+  readonly model?: string | undefined;
+  /** Credential headers of the request (`authorization`, `x-api-key`, `api-key`, `anthropic-version`). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The configured upstream base URL of that provider. */
+  readonly baseUrl?: string | undefined;
 }
 
 /** One replacement: tool output `index` becomes `text`. */
