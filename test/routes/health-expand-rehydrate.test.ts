@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.js";
+import { parseConfig } from "../../src/config/load.js";
+import { Lifecycle } from "../../src/lifecycle/lifecycle.js";
+import { NopStore } from "../../src/store/nop.js";
+import type { Store } from "../../src/store/types.js";
+import { postCompact, testApp } from "../support/app.js";
+import { logOutput, openaiBody } from "../support/bodies.js";
+
+/** A store whose backend is unreachable: every call fails. */
+function downStore(): Store {
+  const fail = () => Promise.reject(new Error("connection refused"));
+  return {
+    backend: "redis",
+    persists: true,
+    put: fail,
+    get: fail,
+    sticky: fail,
+    addSticky: fail,
+    ready: () => Promise.resolve(false),
+    stats: fail,
+    close: () => Promise.resolve(),
+  };
+}
+
+const outputs = [
+  logOutput(120, "a"),
+  logOutput(120, "b"),
+  logOutput(120, "c"),
+  logOutput(120, "d"),
+  "done",
+];
+
+describe("health routes", () => {
+  it.each(["/livez", "/healthz"])("%s → 200", async (path) => {
+    const { app } = testApp();
+    const response = await app.request(path);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("/readyz → 200 with the store backend", async () => {
+    const { app } = testApp();
+    const response = await app.request("/readyz");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ready", store: "memory" });
+  });
+
+  it("/readyz → 503 while draining, and other routes refuse new work", async () => {
+    const lifecycle = new Lifecycle();
+    const app = createApp({ config: parseConfig({}), store: new NopStore(), lifecycle });
+    lifecycle.beginDrain();
+    const ready = await app.request("/readyz");
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: "draining" });
+    expect((await app.request("/livez")).status).toBe(200);
+    const compact = await app.request("/compact", { method: "POST", body: "{}" });
+    expect(compact.status).toBe(503);
+  });
+
+  it("/readyz → 503 while a required store is unreachable", async () => {
+    const app = createApp({ config: parseConfig({}), store: downStore() });
+    const response = await app.request("/readyz");
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ status: "store_unavailable", store: "redis" });
+  });
+
+  it("unknown routes → 404 JSON", async () => {
+    const { app } = testApp();
+    const response = await app.request("/nope");
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: "not found" });
+  });
+});
+
+describe("GET /expand", () => {
+  it("serves the original to its session only", async () => {
+    const { app } = testApp();
+    const out = await (
+      await postCompact(app, openaiBody(outputs), { headers: { "x-context-guru-session": "s-1" } })
+    ).text();
+    const [id] = [...out.matchAll(/<<cg:([0-9a-f]{16})>>/g)].map((m) => m[1]);
+    const own = await app.request(`/expand?id=${id}`, {
+      headers: { "x-context-guru-session": "s-1" },
+    });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await own.text()).toBe(outputs[0]);
+    expect((await app.request(`/expand?id=${id}&session=s-1`)).status).toBe(200);
+    const other = await app.request(`/expand?id=${id}&session=s-2`);
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual({ error: "expired, unknown, or not owned by this session" });
+    expect((await app.request(`/expand?id=${id}`)).status).toBe(404);
+  });
+
+  it.each(["", "?id=", "?id=has%20space", `?id=${"a".repeat(65)}`])(
+    "a bad id %s → 400",
+    async (query) => {
+      const { app } = testApp();
+      expect((await app.request(`/expand${query}`)).status).toBe(400);
+    },
+  );
+
+  it("an unknown id → 404", async () => {
+    const { app } = testApp();
+    expect((await app.request("/expand?id=0123456789abcdef&session=s")).status).toBe(404);
+  });
+
+  it("an unreachable store → 503", async () => {
+    const app = createApp({ config: parseConfig({}), store: downStore() });
+    const response = await app.request("/expand?id=0123456789abcdef&session=s");
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ error: "store unavailable" });
+  });
+});
+
+describe("POST /rehydrate", () => {
+  it("restores the compacted body byte for byte", async () => {
+    const { app } = testApp();
+    const body = openaiBody(outputs, {
+      tools: [{ type: "function", function: { name: "Bash", parameters: {} } }],
+    });
+    const out = await (await postCompact(app, body)).text();
+    expect(out).toContain("context_guru_expand");
+    const response = await app.request("/rehydrate", { method: "POST", body: out });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-context-guru-restored")).toBe("2");
+    expect(response.headers.get("x-context-guru-unresolved")).toBe("0");
+    expect(await response.text()).toBe(body);
+  });
+
+  it("leaves unresolvable markers and counts them", async () => {
+    const { app } = testApp();
+    const body = openaiBody([
+      "see <<cg:0123456789abcdef>>",
+      "and <<cg:fedcba9876543210>> twice <<cg:fedcba9876543210>>",
+    ]);
+    const response = await app.request("/rehydrate", { method: "POST", body });
+    expect(response.headers.get("x-context-guru-unresolved")).toBe("2");
+    expect(await response.text()).toBe(body);
+  });
+
+  it.each([
+    ["not JSON", "{", 400],
+    ["not an object", "[1]", 400],
+  ])("%s → %i", async (_, body, status) => {
+    const { app } = testApp();
+    const response = await app.request("/rehydrate", { method: "POST", body });
+    expect(response.status).toBe(status);
+    expect(Object.keys((await response.json()) as object)).toEqual(["error"]);
+  });
+
+  it("over the body limit → 413", async () => {
+    const { app } = testApp({ limits: { body_bytes: 64 } });
+    const response = await app.request("/rehydrate", { method: "POST", body: openaiBody(outputs) });
+    expect(response.status).toBe(413);
+  });
+
+  it("an unreachable store → 503", async () => {
+    const app = createApp({ config: parseConfig({}), store: downStore() });
+    const response = await app.request("/rehydrate", {
+      method: "POST",
+      body: openaiBody(["<<cg:0123456789abcdef>>"]),
+    });
+    expect(response.status).toBe(503);
+  });
+});
+
+describe("store failures during /compact", () => {
+  it("a store that cannot stash leaves the body unchanged (no marker without a stash)", async () => {
+    const app = createApp({ config: parseConfig({}), store: downStore() });
+    const body = openaiBody(outputs);
+    const response = await postCompact(app, body);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(body);
+  });
+});
