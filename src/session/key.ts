@@ -26,10 +26,8 @@ export function sessionKey(body: unknown, explicit?: string): string {
     if (system === undefined && (message.role === "system" || message.role === "developer")) {
       system = contentText(message.content);
     }
-    if (message.role === "user") {
-      user = contentText(message.content);
-      break;
-    }
+    if (user === undefined && message.role === "user") user = contentText(message.content);
+    if (system !== undefined && user !== undefined) break;
   }
   return derive(system ?? "", user ?? "");
 }
