@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { componentNamed, components } from "../../src/components/registry.js";
+import { type ComponentName, componentNames } from "../../src/config/schema.js";
+
+describe("component registry", () => {
+  it("registers each component under its own name", () => {
+    for (const [key, component] of Object.entries(components)) {
+      expect(componentNames).toContain(key);
+      expect(component.name).toBe(key);
+    }
+  });
+
+  it.each<[ComponentName, "reformat" | "offload", "output" | "request"]>([
+    ["format", "reformat", "output"],
+    ["toon", "reformat", "output"],
+    ["textclean", "reformat", "output"],
+    ["mask", "offload", "request"],
+    ["dedup", "offload", "request"],
+    ["failed_run", "offload", "request"],
+    ["collapse", "offload", "output"],
+    ["smartcrush", "offload", "output"],
+  ])("%s is a %s component of %s scope", (name, kind, scope) => {
+    const component = componentNamed(name);
+    expect(component?.kind).toBe(kind);
+    expect(component?.scope).toBe(scope);
+  });
+
+  it("holds every deterministic component and no LLM-backed one", () => {
+    expect(Object.keys(components).sort()).toEqual([
+      "cmdfilter",
+      "collapse",
+      "dedup",
+      "extract",
+      "failed_run",
+      "format",
+      "linecap",
+      "mask",
+      "smartcrush",
+      "textclean",
+      "toon",
+    ]);
+  });
+});
