@@ -1,13 +1,21 @@
 import { Hono } from "hono";
+import { bearerAuth } from "./auth/bearer.js";
 import { Compactor } from "./compactor.js";
 import { components } from "./components/registry.js";
 import type { Config } from "./config/schema.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
+import { httpMetrics } from "./observability/http-metrics.js";
+import type { Logger } from "./observability/logger.js";
+import { Metrics } from "./observability/metrics.js";
+import { observedStore } from "./observability/observed-store.js";
+import { requestLog } from "./observability/request-log.js";
 import type { Registry } from "./pipeline/run.js";
 import type { ProxyEvents } from "./proxy/events.js";
 import { compactRoutes } from "./routes/compact.js";
 import { expandRoutes } from "./routes/expand.js";
 import { healthRoutes } from "./routes/health.js";
+import { metricsRoute } from "./routes/metrics.js";
+import { openapiRoute } from "./routes/openapi.js";
 import { proxyRoutes } from "./routes/proxy.js";
 import { rehydrateRoutes } from "./routes/rehydrate.js";
 import type { Store } from "./store/types.js";
@@ -20,8 +28,12 @@ export interface AppDeps {
   readonly lifecycle?: Lifecycle;
   /** Upstream fetch for the proxy routes; defaults to the global fetch. */
   readonly fetch?: typeof fetch;
-  /** Hooks of the proxy's expand loop (metrics). */
+  /** Hooks of the proxy's expand loop; defaults to the metrics' counters. */
   readonly proxyEvents?: ProxyEvents;
+  /** Defaults to a fresh registry without process metrics (the server passes one with them). */
+  readonly metrics?: Metrics;
+  /** One JSON line per request when given. */
+  readonly logger?: Logger;
 }
 
 /** Everything a route may use; built once per app. */
@@ -31,22 +43,30 @@ export interface Services {
   readonly compactor: Compactor;
   readonly lifecycle: Lifecycle;
   readonly fetch: typeof fetch;
+  readonly metrics: Metrics;
 }
 
 /** Builds the HTTP app (§2). It never listens: src/server.ts does. */
 export function createApp(deps: AppDeps): Hono {
+  const metrics = deps.metrics ?? new Metrics({ store: deps.store, processMetrics: false });
+  const store = observedStore(deps.store, metrics);
   const services: Services = {
     config: deps.config,
-    store: deps.store,
+    store,
     compactor: new Compactor({
       config: deps.config,
-      store: deps.store,
+      store,
       registry: deps.registry ?? components,
     }),
     lifecycle: deps.lifecycle ?? new Lifecycle(),
     fetch: deps.fetch ?? fetch,
+    metrics,
   };
   const app = new Hono();
+  if (deps.logger) app.use(requestLog(deps.logger));
+  app.use(httpMetrics(metrics));
+  const auth = bearerAuth(deps.config.auth.token);
+  for (const path of ["/expand", "/rehydrate", "/metrics"]) app.use(path, auth);
   app.use(async (c, next) => {
     if (services.lifecycle.draining && !c.req.path.endsWith("z")) {
       c.header("connection", "close");
@@ -58,7 +78,23 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/", compactRoutes(services));
   app.route("/", expandRoutes(services));
   app.route("/", rehydrateRoutes(services));
-  app.route("/", proxyRoutes({ ...services, proxyEvents: deps.proxyEvents }));
+  const observed = {
+    compact: (...args: Parameters<Compactor["compact"]>) =>
+      services.compactor.compact(...args).then((result) => {
+        metrics.observeCompact(result);
+        return result;
+      }),
+  };
+  app.route(
+    "/",
+    proxyRoutes({
+      ...services,
+      compactor: observed,
+      proxyEvents: deps.proxyEvents ?? metrics.proxyEvents(),
+    }),
+  );
+  app.route("/", metricsRoute(metrics));
+  app.route("/", openapiRoute());
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.onError((_error, c) => c.json({ error: "internal error" }, 500));
   return app;

@@ -4,6 +4,8 @@ import { createApp } from "./app.js";
 import { loadConfig } from "./config/load.js";
 import { ConfigError } from "./errors/config-error.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
+import { createLogger } from "./observability/logger.js";
+import { Metrics } from "./observability/metrics.js";
 import { createStore } from "./store/create.js";
 
 /** The server entry: read config once, serve, drain on SIGTERM/SIGINT (§10). */
@@ -24,10 +26,15 @@ function main(): void {
   }
 
   const lifecycle = new Lifecycle();
+  const logger = createLogger({ level: config.log.level });
   const store = createStore(config.store, {
-    onError: (error) => process.stderr.write(`store: ${error.message}\n`),
+    onError: (error) => {
+      metrics.storeError("connection");
+      logger.warn({ error: error.message, store: config.store.backend }, "store error");
+    },
   });
-  const app = createApp({ config, store, lifecycle });
+  const metrics = new Metrics({ store });
+  const app = createApp({ config, store, lifecycle, metrics, logger });
   const server = serve(
     {
       fetch: app.fetch,

@@ -16,7 +16,7 @@ function original(bytes: Uint8Array): Response {
  * POST /compact (§2), the llm-d contract: `200` + a JSON body of the same shape for every body
  * that was read — the original bytes whenever anything is wrong — and `413` over the limit.
  */
-export function compactRoutes({ config, compactor }: Services): Hono {
+export function compactRoutes({ config, compactor, metrics }: Services): Hono {
   const app = new Hono();
   app.post(
     "/compact",
@@ -66,6 +66,7 @@ export function compactRoutes({ config, compactor }: Services): Hono {
         clearTimeout(timer);
       }
       if (!result) return original(bytes);
+      metrics.observeCompact(result);
       const headers: Record<string, string> = {
         "content-type": JSON_TYPE,
         "x-context-guru-tokens-before": String(result.tokensBefore),

@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import type { CompactResult } from "../../src/compactor.js";
 import { httpMetrics } from "../../src/observability/http-metrics.js";
 import { Metrics } from "../../src/observability/metrics.js";
+import type { ComponentReport, RunReport } from "../../src/pipeline/report.js";
 import { metricsRoute } from "../../src/routes/metrics.js";
 import type { Store, StoreStats } from "../../src/store/types.js";
 import { sample } from "./prometheus-text.js";
@@ -20,69 +22,133 @@ function fakeStore(stats: () => Promise<StoreStats>): Store {
   };
 }
 
-describe("Metrics.observeRun", () => {
+function report(
+  components: ReadonlyArray<Partial<ComponentReport> & Pick<ComponentReport, "name">>,
+  stashFailure?: string,
+): RunReport {
+  return {
+    components: components.map((component) => ({
+      kind: "offload",
+      mode: "full",
+      tokensBefore: 0,
+      tokensAfter: 0,
+      durationMs: 1,
+      changed: 0,
+      dropped: 0,
+      keys: [],
+      ...component,
+    })),
+    ...(stashFailure === undefined ? {} : { stashFailure }),
+  };
+}
+
+function result(overrides: Partial<CompactResult>): CompactResult {
+  return {
+    text: "{}",
+    changed: true,
+    provider: "openai",
+    session: "s1",
+    tokensBefore: 0,
+    tokensAfter: 0,
+    markers: 0,
+    pipelineFallback: false,
+    ...overrides,
+  };
+}
+
+describe("Metrics.observeCompact", () => {
   const metrics = new Metrics({ processMetrics: false });
-  metrics.observeRun({
-    tokensBefore: 1000,
-    tokensAfter: 700,
-    components: [
-      { name: "format", tokensBefore: 1000, tokensAfter: 900, markers: 0 },
-      { name: "mask", tokensBefore: 900, tokensAfter: 700, markers: 2 },
-      { name: "dedup", tokensBefore: 700, tokensAfter: 650, markers: 1, reverted: "store_error" },
-    ],
-  });
+  metrics.observeCompact(
+    result({
+      tokensBefore: 1000,
+      tokensAfter: 700,
+      report: report([
+        { name: "format", kind: "reformat", tokensBefore: 400, tokensAfter: 300 },
+        { name: "mask", tokensBefore: 250, tokensAfter: 50, keys: ["a1", "b2"] },
+        {
+          name: "dedup",
+          tokensBefore: 120,
+          tokensAfter: 20,
+          keys: ["c3"],
+          reverted: { reason: "grew", detail: "" },
+        },
+        { name: "extract", gated: "min_request_tokens" },
+      ]),
+    }),
+  );
+  metrics.observeCompact(
+    result({
+      tokensBefore: 500,
+      tokensAfter: 500,
+      changed: false,
+      report: report(
+        [{ name: "collapse", tokensBefore: 300, tokensAfter: 30, keys: ["d4"] }],
+        "timeout",
+      ),
+    }),
+  );
+  metrics.observeCompact(result({ changed: false, passthrough: "not_json" }));
 
   it.each([
-    ["cg_request_tokens_before_total", {}, 1000],
-    ["cg_request_tokens_after_total", {}, 700],
-    ["cg_component_tokens_before_total", { component: "format" }, 1000],
-    ["cg_component_tokens_after_total", { component: "format" }, 900],
+    ["cg_request_tokens_before_total", {}, 1500],
+    ["cg_request_tokens_after_total", {}, 1200],
+    ["cg_component_tokens_before_total", { component: "format" }, 400],
+    ["cg_component_tokens_after_total", { component: "format" }, 300],
     ["cg_component_tokens_saved_total", { component: "format" }, 100],
     ["cg_component_tokens_saved_total", { component: "mask" }, 200],
     ["cg_markers_written_total", { component: "mask" }, 2],
+    ["cg_markers_written_total", { component: "format" }, 0],
     // A reverted component kept nothing: after = before, nothing saved, no markers.
-    ["cg_component_tokens_after_total", { component: "dedup" }, 700],
+    ["cg_component_tokens_after_total", { component: "dedup" }, 120],
     ["cg_component_tokens_saved_total", { component: "dedup" }, 0],
     ["cg_markers_written_total", { component: "dedup" }, 0],
-    ["cg_component_reverts_total", { component: "dedup", reason: "store_error" }, 1],
-    // Components that never ran are exported at zero.
+    ["cg_component_reverts_total", { component: "dedup", reason: "grew" }, 1],
+    // A failed stash reverts every change of the run.
     ["cg_component_tokens_saved_total", { component: "collapse" }, 0],
+    ["cg_markers_written_total", { component: "collapse" }, 0],
+    ["cg_component_reverts_total", { component: "collapse", reason: "stash_failed" }, 1],
+    ["cg_component_gated_total", { component: "extract", reason: "min_request_tokens" }, 1],
+    ["cg_compact_passthrough_total", { reason: "not_json" }, 1],
+    // Components that never ran are exported at zero.
+    ["cg_component_tokens_saved_total", { component: "smartcrush" }, 0],
   ])("%s %o = %d", async (name, labels, expected) => {
     expect(sample(await metrics.render(), name, labels)).toBe(expected);
   });
 });
 
-describe("expand, store and proxy counters", () => {
-  it("count what the loop and routes report", async () => {
+describe("proxy events and store errors", () => {
+  it("count what the expand loop reports", async () => {
     const metrics = new Metrics({ processMetrics: false });
-    metrics.expandResolved("loop", 3);
-    metrics.expandResolved("route");
-    metrics.expandMissed("loop", 2);
-    metrics.expandMissed("loop", 0);
-    metrics.expandBailed("other_tool");
-    metrics.expandRound();
-    metrics.expandRound();
+    const events = metrics.proxyEvents();
+    events.onResolved?.();
+    events.onResolved?.();
+    events.onResolved?.();
+    events.onMiss?.();
+    events.onBail?.("other_tool");
+    events.onRound?.();
+    events.onRound?.();
+    events.onResponse?.({ provider: "anthropic", streamed: true });
+    events.onResponse?.({ provider: "openai", streamed: false });
     metrics.storeError("put");
-    metrics.proxyResponse("anthropic", "streamed");
     const text = await metrics.render();
     expect([
-      sample(text, "cg_expand_resolutions_total", { via: "loop" }),
-      sample(text, "cg_expand_resolutions_total", { via: "route" }),
-      sample(text, "cg_expand_misses_total", { via: "loop" }),
-      sample(text, "cg_expand_misses_total", { via: "route" }),
+      sample(text, "cg_expand_resolutions_total"),
+      sample(text, "cg_expand_misses_total"),
       sample(text, "cg_expand_bails_total", { reason: "other_tool" }),
       sample(text, "cg_expand_bails_total", { reason: "max_rounds" }),
       sample(text, "cg_expand_rounds_total"),
       sample(text, "cg_store_errors_total", { operation: "put" }),
+      sample(text, "cg_store_errors_total", { operation: "get" }),
       sample(text, "cg_proxy_responses_total", { provider: "anthropic", delivery: "streamed" }),
       sample(text, "cg_proxy_responses_total", { provider: "openai", delivery: "buffered" }),
-    ]).toEqual([3, 1, 2, 0, 1, 0, 2, 1, 1, 0]);
+      sample(text, "cg_proxy_responses_total", { provider: "openai", delivery: "streamed" }),
+    ]).toEqual([3, 1, 1, 0, 2, 1, 0, 1, 1, 0]);
   });
 
   it("keeps each instance on its own registry", async () => {
     const first = new Metrics();
     const second = new Metrics();
-    first.expandRound();
+    first.proxyEvents().onRound?.();
     expect(sample(await first.render(), "cg_expand_rounds_total")).toBe(1);
     expect(sample(await second.render(), "cg_expand_rounds_total")).toBe(0);
     expect(sample(await first.render(), "process_cpu_user_seconds_total")).toBeGreaterThanOrEqual(

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { Metrics } from "../../src/observability/metrics.js";
+import { observedStore } from "../../src/observability/observed-store.js";
+import type { Store } from "../../src/store/types.js";
+import { sample } from "./prometheus-text.js";
+
+const failing: Store = {
+  backend: "redis",
+  persists: true,
+  put: async () => {
+    throw new Error("put failed");
+  },
+  get: async () => {
+    throw new Error("get failed");
+  },
+  sticky: () => {
+    throw new Error("sticky failed synchronously");
+  },
+  addSticky: async () => {},
+  ready: async () => false,
+  stats: async () => ({ entries: 0, bytes: 0 }),
+  close: async () => {},
+};
+
+describe("observedStore", () => {
+  it("counts each rejected call by operation and passes errors and results through", async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    const store = observedStore(failing, metrics);
+    await expect(store.put("s", [{ key: "k", value: "v" }])).rejects.toThrow("put failed");
+    await expect(store.put("s", [])).rejects.toThrow("put failed");
+    await expect(store.get("s", "k")).rejects.toThrow("get failed");
+    await expect(store.sticky("s")).rejects.toThrow("sticky failed synchronously");
+    await expect(store.addSticky("s", ["a"])).resolves.toBeUndefined();
+    await expect(store.ready()).resolves.toBe(false);
+    expect([store.backend, store.persists]).toEqual(["redis", true]);
+    const text = await metrics.render();
+    expect(
+      ["put", "get", "sticky", "add_sticky", "ready"].map((operation) =>
+        sample(text, "cg_store_errors_total", { operation }),
+      ),
+    ).toEqual([2, 1, 1, 0, 0]);
+  });
+});
