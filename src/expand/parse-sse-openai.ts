@@ -15,8 +15,8 @@ interface PendingCall {
 export class OpenAIStream implements StreamAggregator {
   opening: StreamOpening | undefined;
   #failed = false;
+  #finished = false;
   #content = "";
-  #hasContent = false;
   readonly #calls: PendingCall[] = [];
 
   push(event: SseEvent): void {
@@ -43,12 +43,16 @@ export class OpenAIStream implements StreamAggregator {
       }
       if (isRecord(choice.delta)) this.#delta(choice.delta);
       if (this.#failed) return;
-      if (typeof choice.finish_reason === "string") this.#decide("through");
+      if (typeof choice.finish_reason === "string") {
+        this.#finished = true;
+        this.#decide("through");
+      }
     }
   }
 
   finish(): AssistantTurn | undefined {
-    if (this.#failed) return undefined;
+    // A stream that ended before its finish_reason was cut off.
+    if (this.#failed || !this.#finished) return undefined;
     const toolUses: ToolUse[] = [];
     for (const call of this.#calls) {
       if (call === undefined || call.id === "" || call.name === "") return undefined;
@@ -56,7 +60,8 @@ export class OpenAIStream implements StreamAggregator {
     }
     const message: Record<string, unknown> = {
       role: "assistant",
-      content: this.#hasContent ? this.#content : null,
+      // A turn of nothing but tool calls carries null content, as in a non-streaming response.
+      content: this.#content === "" ? null : this.#content,
     };
     if (toolUses.length > 0) {
       message.tool_calls = this.#calls.map((call) => ({
@@ -72,7 +77,6 @@ export class OpenAIStream implements StreamAggregator {
     const { content, refusal, tool_calls: toolCalls } = delta;
     if (typeof content === "string") {
       this.#content += content;
-      this.#hasContent = true;
       if (content.trim() !== "") this.#decide("through");
     }
     if (typeof refusal === "string" && refusal !== "") this.#decide("through");

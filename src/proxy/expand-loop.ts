@@ -45,30 +45,32 @@ export async function runExpandLoop(context: LoopContext, request: string): Prom
     });
     const round = await readRound(context.provider, upstream);
     const next = await continuation(context, text, round, rounds);
-    if (typeof next !== "string") {
-      if (next !== undefined) context.events.onBail?.(next);
+    if ("bail" in next) {
+      if (next.bail !== undefined) context.events.onBail?.(next.bail);
       return { round, rounds };
     }
     await round.discard();
     context.events.onRound?.();
-    text = next;
+    text = next.request;
   }
 }
 
-/** The next request text, or why there is none (undefined: the response is simply final). */
+/** The next request text, or why there is none (`bail: undefined`: the response is final). */
+type Next = { readonly request: string } | { readonly bail: BailReason | undefined };
+
 async function continuation(
   context: LoopContext,
   text: string,
   round: Round,
   rounds: number,
-): Promise<string | BailReason | undefined> {
-  if (round.aggregationFailed) return "aggregation_failed";
+): Promise<Next> {
+  if (round.aggregationFailed) return { bail: "aggregation_failed" };
   const { turn } = round;
-  if (turn === undefined) return undefined;
+  if (turn === undefined) return { bail: undefined };
   const calls = classifyCalls(turn);
-  if (calls.expand.length === 0) return undefined;
-  if (calls.others > 0) return "other_tool";
-  if (rounds >= context.maxRounds) return "max_rounds";
+  if (calls.expand.length === 0) return { bail: undefined };
+  if (calls.others > 0) return { bail: "other_tool" };
+  if (rounds >= context.maxRounds) return { bail: "max_rounds" };
   const { results, resolved } = await resolveCalls(
     context.store,
     context.session,
@@ -76,6 +78,7 @@ async function continuation(
     context.allowed,
     context.events,
   );
-  if (resolved.length === 0) return "nothing_resolved";
-  return continuationRequest(text, context.provider, turn, results) ?? "no_messages";
+  if (resolved.length === 0) return { bail: "nothing_resolved" };
+  const request = continuationRequest(text, context.provider, turn, results);
+  return request === undefined ? { bail: "no_messages" } : { request };
 }
