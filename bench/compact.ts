@@ -1,0 +1,98 @@
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { Mode } from "./bench-app.js";
+import type { BenchBody } from "./bench-body.js";
+import { generateCorpus } from "./corpus/generate.js";
+import { loadCorpus } from "./load-corpus.js";
+import { type ModeResult, measureMode } from "./measure-mode.js";
+import { renderReport } from "./report-table.js";
+
+const USAGE = `usage: npm run bench -- [options]
+  --corpus DIR      folder of {provider, body} JSON files (default: the generated corpus)
+  --sessions N      sessions of the generated corpus (default 6)
+  --seed N          seed of the generated corpus (default 1)
+  --preset NAME     pipeline preset (default: the configured default, agent)
+  --modes LIST      reversible,clean (default both)
+  --cold-passes N   cold passes over fresh services (default 3)
+  --warm-runs N     warm requests per body (default 5)
+  --floor-runs N    parse+stringify runs per body (default 9)
+  --json FILE       also write the results as JSON
+  --verbose         one row per body`;
+
+function integer(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new Error(`--${name} must be a positive integer`);
+  return parsed;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      corpus: { type: "string" },
+      sessions: { type: "string" },
+      seed: { type: "string" },
+      preset: { type: "string" },
+      modes: { type: "string" },
+      "cold-passes": { type: "string" },
+      "warm-runs": { type: "string" },
+      "floor-runs": { type: "string" },
+      json: { type: "string" },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const modes = (values.modes ?? "reversible,clean").split(",").map((mode) => mode.trim());
+  for (const mode of modes) {
+    if (mode !== "reversible" && mode !== "clean") throw new Error(`unknown mode ${mode}`);
+  }
+  let bodies: BenchBody[];
+  let source: string;
+  if (values.corpus) {
+    source = resolve(values.corpus);
+    bodies = loadCorpus(source);
+  } else {
+    const sessions = integer(values.sessions, 6, "sessions");
+    const seed = integer(values.seed, 1, "seed");
+    source = `generated (sessions ${sessions}, seed ${seed})`;
+    bodies = generateCorpus({ sessions, seed }).map((entry) => ({
+      name: entry.name,
+      provider: entry.provider,
+      session: `g${entry.session}/${entry.provider}`,
+      body: entry.body,
+    }));
+  }
+  const bytes = bodies.reduce((sum, item) => sum + Buffer.byteLength(item.body), 0);
+  console.log(`corpus: ${source}: ${bodies.length} bodies, ${(bytes / 1024).toFixed(0)} KiB`);
+
+  const results: ModeResult[] = [];
+  for (const mode of modes as Mode[]) {
+    results.push(
+      await measureMode(bodies, {
+        mode,
+        preset: values.preset,
+        coldPasses: integer(values["cold-passes"], 3, "cold-passes"),
+        warmRuns: integer(values["warm-runs"], 5, "warm-runs"),
+        floorRuns: integer(values["floor-runs"], 9, "floor-runs"),
+      }),
+    );
+  }
+  console.log(renderReport(results, values.verbose));
+  if (values.json) {
+    const report = { corpus: source, bodies: bodies.length, bytes, node: process.version, results };
+    writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`\nwrote ${values.json}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  console.error(USAGE);
+  process.exitCode = 1;
+});

@@ -1,0 +1,158 @@
+import { BenchApp, type Mode } from "./bench-app.js";
+import type { BenchBody } from "./bench-body.js";
+import {
+  type CacheFriendliness,
+  cacheFriendliness,
+  finalCheckpoints,
+  messageTexts,
+  type Savings,
+  tokenSavings,
+} from "./metrics.js";
+import { type Elapsed, median, medians, parseStringify } from "./timing.js";
+import { replayTurns } from "./turns.js";
+
+export interface MeasureOptions {
+  readonly mode: Mode;
+  readonly preset: string | undefined;
+  /** Cold passes, each over a fresh service; the per-body cold time is their median. */
+  readonly coldPasses: number;
+  /** Requests per body in the warm pass. */
+  readonly warmRuns: number;
+  /** Parse + stringify runs per body for the floor. */
+  readonly floorRuns: number;
+}
+
+export interface BodyResult {
+  readonly name: string;
+  readonly bytes: number;
+  readonly floor: Elapsed;
+  readonly cold: Elapsed;
+  readonly warm: Elapsed;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+}
+
+/** Ratios and times are CPU time unless named wall. */
+export interface PassSummary {
+  /** Median over bodies of (compact time / parse+stringify time). */
+  readonly medianRatio: number;
+  /** Σ compact time / Σ parse+stringify time. */
+  readonly totalRatio: number;
+  readonly medianMs: number;
+  readonly totalMs: number;
+  readonly medianWallMs: number;
+}
+
+export interface ModeResult {
+  readonly mode: Mode;
+  readonly preset: string;
+  readonly cold: PassSummary;
+  readonly warm: PassSummary;
+  /** Message tokens over every body, and over the final checkpoint of each session. */
+  readonly savings: { readonly all: Savings; readonly final: Savings };
+  readonly cache: CacheFriendliness;
+  readonly bodies: readonly BodyResult[];
+}
+
+/**
+ * Measures one mode over a corpus: cold passes (a fresh service meets each body for the first
+ * time, in corpus order), then a warm pass on the last service (its memos hold every body),
+ * each next to the parse + stringify floor of the same bytes; token savings from the response
+ * headers; and cache friendliness by replaying each session's final checkpoint turn by turn.
+ */
+export async function measureMode(
+  bodies: readonly BenchBody[],
+  options: MeasureOptions,
+): Promise<ModeResult> {
+  const { mode, preset } = options;
+  const floors = bodies.map((item) => parseStringify(item.body, options.floorRuns));
+
+  const warmup = new BenchApp(mode, preset);
+  for (const item of bodies) await warmup.compact(item.body);
+
+  const coldSamples = bodies.map((): Elapsed[] => []);
+  const tokens = new Map<string, { before: number; after: number }>();
+  let app = warmup;
+  for (let pass = 0; pass < options.coldPasses; pass++) {
+    app = new BenchApp(mode, preset);
+    for (const [index, item] of bodies.entries()) {
+      const call = await app.compact(item.body);
+      coldSamples[index]?.push(call.elapsed);
+      tokens.set(item.name, { before: call.tokensBefore, after: call.tokensAfter });
+    }
+  }
+  const warm: Elapsed[] = [];
+  for (const item of bodies) {
+    const samples: Elapsed[] = [];
+    for (let run = 0; run < options.warmRuns; run++) {
+      samples.push((await app.compact(item.body)).elapsed);
+    }
+    warm.push(medians(samples));
+  }
+
+  const results: BodyResult[] = bodies.map((item, index) => {
+    const count = tokens.get(item.name) ?? { before: Number.NaN, after: Number.NaN };
+    return {
+      name: item.name,
+      bytes: Buffer.byteLength(item.body),
+      floor: floors[index] as Elapsed,
+      cold: medians(coldSamples[index] as Elapsed[]),
+      warm: warm[index] as Elapsed,
+      tokensBefore: count.before,
+      tokensAfter: count.after,
+    };
+  });
+  const counts = (list: readonly BenchBody[]) =>
+    list.map((item) => tokens.get(item.name) ?? { before: Number.NaN, after: Number.NaN });
+
+  return {
+    mode,
+    preset: preset ?? "agent",
+    cold: summarise(results, (result) => result.cold),
+    warm: summarise(results, (result) => result.warm),
+    savings: {
+      all: tokenSavings(counts(bodies)),
+      final: tokenSavings(counts(finalCheckpoints(bodies))),
+    },
+    cache: await replaySessions(bodies, mode, preset),
+    bodies: results,
+  };
+}
+
+function summarise(
+  results: readonly BodyResult[],
+  pass: (result: BodyResult) => Elapsed,
+): PassSummary {
+  let compact = 0;
+  let floor = 0;
+  for (const result of results) {
+    compact += pass(result).cpuMs;
+    floor += result.floor.cpuMs;
+  }
+  return {
+    medianRatio: median(results.map((result) => pass(result).cpuMs / result.floor.cpuMs)),
+    totalRatio: compact / floor,
+    medianMs: median(results.map((result) => pass(result).cpuMs)),
+    totalMs: compact,
+    medianWallMs: median(results.map((result) => pass(result).wallMs)),
+  };
+}
+
+/** Each session's final checkpoint replayed turn by turn on one fresh service, one session id each. */
+async function replaySessions(
+  bodies: readonly BenchBody[],
+  mode: Mode,
+  preset: string | undefined,
+): Promise<CacheFriendliness> {
+  const app = new BenchApp(mode, preset);
+  const sessions: string[][][] = [];
+  for (const [index, final] of finalCheckpoints(bodies).entries()) {
+    const turns: string[][] = [];
+    for (const turn of replayTurns(final.provider, final.body)) {
+      const call = await app.compact(turn, `bench-session-${index}`);
+      turns.push(messageTexts(call.text));
+    }
+    sessions.push(turns);
+  }
+  return cacheFriendliness(sessions);
+}

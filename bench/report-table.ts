@@ -1,0 +1,103 @@
+import type { ModeResult } from "./measure-mode.js";
+import type { Savings } from "./metrics.js";
+
+const percent = (share: number | null) => (share === null ? "n/a" : `${(share * 100).toFixed(1)}%`);
+const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
+const ratio = (value: number) => `${value.toFixed(2)}×`;
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join("  ");
+  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join(
+    "\n",
+  );
+}
+
+function savings(label: string, value: Savings): string[] {
+  return [label, String(value.before), String(value.after), percent(value.share)];
+}
+
+/** Per-body timings and tokens, then one summary block per mode. */
+export function renderReport(results: readonly ModeResult[], verbose: boolean): string {
+  const blocks: string[] = [];
+  for (const result of results) {
+    blocks.push(`\n== mode ${result.mode}, preset ${result.preset} ==`);
+    if (verbose) {
+      blocks.push(
+        table(
+          [
+            "body",
+            "bytes",
+            "floor ms",
+            "cold ms",
+            "cold ×",
+            "warm ms",
+            "warm ×",
+            "tokens",
+            "saved",
+          ],
+          result.bodies.map((body) => [
+            body.name,
+            String(body.bytes),
+            ms(body.floor.cpuMs),
+            ms(body.cold.cpuMs),
+            ratio(body.cold.cpuMs / body.floor.cpuMs),
+            ms(body.warm.cpuMs),
+            ratio(body.warm.cpuMs / body.floor.cpuMs),
+            `${body.tokensBefore}→${body.tokensAfter}`,
+            percent(body.tokensBefore > 0 ? 1 - body.tokensAfter / body.tokensBefore : null),
+          ]),
+        ),
+        "",
+      );
+    }
+    blocks.push(
+      table(
+        [
+          "pass (CPU time)",
+          "median ×floor",
+          "total ×floor",
+          "median ms",
+          "total ms",
+          "median wall ms",
+        ],
+        [
+          [
+            "cold",
+            ratio(result.cold.medianRatio),
+            ratio(result.cold.totalRatio),
+            ms(result.cold.medianMs),
+            ms(result.cold.totalMs),
+            ms(result.cold.medianWallMs),
+          ],
+          [
+            "warm",
+            ratio(result.warm.medianRatio),
+            ratio(result.warm.totalRatio),
+            ms(result.warm.medianMs),
+            ms(result.warm.totalMs),
+            ms(result.warm.medianWallMs),
+          ],
+        ],
+      ),
+      "",
+      table(
+        ["message tokens", "before", "after", "saved"],
+        [
+          savings("all bodies", result.savings.all),
+          savings("final checkpoints", result.savings.final),
+        ],
+      ),
+      "",
+      `cache friendliness: ${percent(result.cache.average)} of already-sent messages unchanged on the next turn (mean of ${result.cache.transitions} steps; pooled ${percent(result.cache.pooled)}; unchanged prefix ${percent(result.cache.prefix)})`,
+    );
+  }
+  return blocks.join("\n");
+}
