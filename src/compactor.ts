@@ -7,7 +7,7 @@ import type { RunReport } from "./pipeline/report.js";
 import { type Registry, runPipeline } from "./pipeline/run.js";
 import { TokenCounter } from "./pipeline/tokens.js";
 import { sessionKey } from "./session/key.js";
-import type { Store } from "./store/types.js";
+import type { StashEntry, Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
 import { scanBody } from "./wire/json-scan.js";
@@ -117,14 +117,21 @@ export class Compactor {
     );
 
     const edits: Edit[] = [];
+    const spellings: StashEntry[] = [];
     let saved = 0;
     for (const [index, next] of run.texts.entries()) {
       const output = transcript.outputs[index];
       const span = transcript.outputSpans[index];
       if (!output || !span || next === output.text) continue;
       // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
-      if (JSON.parse(text.slice(span.start, span.end)) !== output.text) {
+      const raw = text.slice(span.start, span.end);
+      if (JSON.parse(raw) !== output.text) {
         return unchanged(text, provider, session, "ambiguous_keys");
+      }
+      // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`, `\/`)
+      // is kept as written, so /rehydrate gives back the exact bytes.
+      if (raw !== JSON.stringify(output.text)) {
+        spellings.push({ key: `sp:${this.#hash(output.text)}`, value: raw });
       }
       edits.push({ span, raw: JSON.stringify(next) });
       saved += this.#tokens.count(output.text) - this.#tokens.count(next);
@@ -140,7 +147,7 @@ export class Compactor {
     if (edits.length === 0) return this.#withExpandTool(unchangedResult);
     if (run.stashes.length > 0) {
       try {
-        await store.put(session, run.stashes);
+        await store.put(session, [...run.stashes, ...spellings]);
       } catch (error) {
         run.report.stashFailure = error instanceof Error ? error.message : String(error);
         return unchangedResult;

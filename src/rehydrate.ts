@@ -49,13 +49,13 @@ export async function rehydrate(
   const outcomes = await Promise.all(transcript.strings.map((item) => restore(item, lookup, hash)));
   const edits: Edit[] = [];
   let unresolved = 0;
-  outcomes.forEach((outcome, index) => {
+  for (const [index, outcome] of outcomes.entries()) {
     const item = transcript.strings[index] as ContentString;
     unresolved += outcome.unresolved;
     if (outcome.text !== undefined && outcome.text !== item.text) {
-      edits.push({ span: item.span, raw: JSON.stringify(outcome.text) });
+      edits.push({ span: item.span, raw: await spelling(outcome.text, lookup, hash) });
     }
-  });
+  }
   return {
     text: removeExpandTool(applyEdits(text, edits), provider),
     session,
@@ -77,4 +77,21 @@ async function restore(
   if (stashed === undefined) return { text: undefined, unresolved: 1 };
   const before = await lookup(`rf:${hash(stashed)}`);
   return { text: before ?? stashed, unresolved: 0 };
+}
+
+/** The string literal as the client wrote it (its own escapes), else the canonical spelling. */
+async function spelling(
+  original: string,
+  lookup: (key: string) => Promise<string | undefined>,
+  hash: (text: string) => string,
+): Promise<string> {
+  const raw = await lookup(`sp:${hash(original)}`);
+  if (raw !== undefined) {
+    try {
+      if (JSON.parse(raw) === original) return raw;
+    } catch {
+      // A record that is not a literal of this text is ignored.
+    }
+  }
+  return JSON.stringify(original);
 }

@@ -4,6 +4,8 @@ import type { Services } from "../app.js";
 import { InvalidBodyError, rehydrate } from "../rehydrate.js";
 import { parseProviderChoice } from "../wire/detect.js";
 
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /** POST /rehydrate (§2): the body with every resolvable marker and reformat restored. */
 export function rehydrateRoutes({ config, store, compactor }: Services): Hono {
   const app = new Hono();
@@ -19,8 +21,14 @@ export function rehydrateRoutes({ config, store, compactor }: Services): Hono {
       if (provider === undefined) {
         return c.json({ error: "query parameter provider must be openai, anthropic or auto" }, 400);
       }
+      let text: string;
       try {
-        const result = await rehydrate(await c.req.text(), store, compactor.hash, {
+        text = utf8.decode(await c.req.arrayBuffer());
+      } catch {
+        return c.json({ error: "request body is not valid UTF-8" }, 400);
+      }
+      try {
+        const result = await rehydrate(text, store, compactor.hash, {
           provider,
           session: c.req.header("x-context-guru-session"),
         });
