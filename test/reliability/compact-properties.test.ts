@@ -1,0 +1,118 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  agentCorpusBodies,
+  agentCorpusDir,
+  arbitraryJson,
+  type FuzzCase,
+  hasAgentCorpus,
+  hostileBody,
+  mutatedCorpus,
+  mutatedTranscript,
+  transcriptBody,
+  wrongMessagesBody,
+} from "../support/fuzz-arbitraries.js";
+import { checkCompact, freshSession, type Mode, subject } from "./compact-invariants.js";
+
+/**
+ * §10 invariants of POST /compact over generated and hostile bodies: 200 (413 over the limit),
+ * the input bytes or same-shape JSON, never more tokens, no marker leaks in clean mode, exact
+ * rehydration in reversible mode, determinism, and no crash.
+ */
+const numRuns = process.env.CI ? 2000 : 300;
+const modes: Mode[] = ["reversible", "clean"];
+const subjects = { reversible: subject("reversible"), clean: subject("clean") };
+
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeAll(() => {
+  process.on("unhandledRejection", onUnhandled);
+});
+afterAll(() => {
+  process.off("unhandledRejection", onUnhandled);
+  expect(unhandled).toEqual([]);
+});
+
+const properties: ReadonlyArray<readonly [string, fc.Arbitrary<FuzzCase>]> = [
+  ["arbitrary JSON values", arbitraryJson],
+  ["agent transcripts in both shapes", transcriptBody],
+  ["__proto__ keys, duplicate keys and deep nesting", hostileBody],
+  ["messages of every wrong type", wrongMessagesBody],
+  ["mutated transcripts (truncation, invalid UTF-8, lone surrogates)", mutatedTranscript],
+];
+
+describe.each(modes)("POST /compact invariants, %s mode", (mode) => {
+  it.each(properties)("%s", async (_name, arbitrary) => {
+    await fc.assert(
+      fc.asyncProperty(arbitrary, (body) => checkCompact(subjects[mode], body.bytes)),
+      { numRuns },
+    );
+  });
+});
+
+if (!hasAgentCorpus) {
+  console.warn(`mutated corpus properties skipped: no corpus at ${agentCorpusDir}`);
+}
+
+describe.skipIf(!hasAgentCorpus).each(modes)("POST /compact on corpus bodies, %s mode", (mode) => {
+  it("holds every invariant on real bodies and their mutations", async () => {
+    await fc.assert(
+      fc.asyncProperty(mutatedCorpus(agentCorpusBodies()), (body) =>
+        checkCompact(subjects[mode], body.bytes),
+      ),
+      { numRuns },
+    );
+  });
+});
+
+describe("POST /compact body limit", () => {
+  const limit = 4096;
+  const small = {
+    reversible: subject("reversible", { limits: { body_bytes: limit } }),
+    clean: subject("clean", { limits: { body_bytes: limit } }),
+  };
+
+  it.each(modes)("answers 413 exactly over the limit and 200 at or under it (%s)", async (mode) => {
+    const padded = fc
+      .tuple(transcriptBody, fc.integer({ min: limit - 64, max: limit + 64 }))
+      .map(({ 0: body, 1: size }) => padTo(body.bytes, size));
+    await fc.assert(
+      fc.asyncProperty(padded, (bytes) => checkCompact(small[mode], bytes)),
+      { numRuns },
+    );
+  });
+});
+
+describe("determinism across processes", () => {
+  it.each(modes)(
+    "two independent apps give the same bytes for the same body (%s)",
+    async (mode) => {
+      await fc.assert(
+        fc.asyncProperty(transcriptBody, async (body) => {
+          const session = freshSession();
+          const outputs = await Promise.all(
+            [subject(mode), subject(mode)].map(async ({ app }) => {
+              const response = await app.request("/compact", {
+                method: "POST",
+                body: body.bytes,
+                headers: { "x-context-guru-session": session },
+              });
+              return Buffer.from(await response.arrayBuffer()).toString("hex");
+            }),
+          );
+          expect(outputs[1]).toBe(outputs[0]);
+        }),
+        { numRuns: Math.ceil(numRuns / 4) },
+      );
+    },
+  );
+});
+
+/** A JSON body of exactly `size` bytes: a padding member in front, or the body cut short. */
+function padTo(bytes: Uint8Array, size: number): Uint8Array {
+  const encoder = new TextEncoder();
+  const rest = new TextDecoder().decode(bytes).replace(/^\s*\{/, "");
+  const missing = size - encoder.encode(`{"pad":"",${rest}`).byteLength;
+  const padded = `{"pad":"${"p".repeat(Math.max(missing, 0))}",${rest}`;
+  return encoder.encode(padded).subarray(0, size);
+}
