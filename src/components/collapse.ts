@@ -13,12 +13,12 @@ export const collapse = {
   scope: "output",
   reduce(output, options, context) {
     const { text } = output;
-    if (!context.atLeastTokens(text, options.max_tokens + 1)) return undefined;
     const finalNewline = text.endsWith("\n");
     const lines = (finalNewline ? text.slice(0, -1) : text).split("\n");
     const omitted = lines.length - options.head_lines - options.tail_lines;
     if (omitted <= 0) return undefined;
-    const phrase = `\u2026 (${omitted} ${omitted === 1 ? "line" : "lines"} omitted)`;
+    if (!context.atLeastTokens(text, options.max_tokens + 1)) return undefined;
+    const phrase = `\u2026 (${omitted} lines omitted)`;
     const kept = [
       ...lines.slice(0, options.head_lines),
       markedPhrase(phrase, context.marker(text)),

@@ -14,9 +14,9 @@ export const format = {
   kind: "reformat",
   scope: "output",
   reduce(output, options, context) {
-    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const document = parseJsonDocument(output.text);
     if (document === undefined) return undefined;
+    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const compact = joinTokens(document.text, document.tokens);
     return compact === output.text ? undefined : compact;
   },

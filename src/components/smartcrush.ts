@@ -28,11 +28,11 @@ export const smartcrush = {
   kind: "offload",
   scope: "output",
   reduce(output, options, context) {
-    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const document = parseJsonDocument(output.text);
     if (document === undefined) return undefined;
     const target = crushable(document, options.min_items);
     if (target === undefined) return undefined;
+    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const { text, tokens } = document;
     const n = target.items.length;
     const kept = target.items.filter((item, position) => {

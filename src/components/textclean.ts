@@ -25,9 +25,9 @@ export const textclean = {
   kind: "reformat",
   scope: "output",
   reduce(output, options, context) {
-    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const cleaned = cleanText(output.text);
-    return cleaned === output.text ? undefined : cleaned;
+    if (cleaned === output.text) return undefined;
+    return context.atLeastTokens(output.text, options.min_tokens) ? cleaned : undefined;
   },
 } satisfies OutputComponent<"textclean">;
 

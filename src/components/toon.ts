@@ -15,9 +15,9 @@ export const toon = {
   kind: "reformat",
   scope: "output",
   reduce(output, options, context) {
-    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const document = parseJsonDocument(output.text);
     if (document === undefined || !holdsUniformArray(document.value)) return undefined;
+    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     if (!parsedExactly(document)) return undefined;
     const encoded = encode(document.value);
     if (!decodesTo(encoded, document.value)) return undefined;
