@@ -27,7 +27,8 @@ export const MIN_REPEAT_CHARS = 24;
 /** How many earlier occurrences of a line are tried as the start of a repeated segment. */
 const MAX_CANDIDATES = 32;
 
-const BRACKET_BAR = /\[(?=[^\]]*[=#>])[=#>.\- ]{4,}\]/;
+// Patterns stay linear on a megabyte-long line: no unbounded scan inside a repeated start.
+const BRACKET_BAR = /\[(?=[=#>.\- ]{4,}\])[.\- ]*[=#>]/;
 const BLOCK_BAR = /[█▉▊▋▌▍▎▏▓▒░━╸╺■]{3,}/;
 const PERCENT = /\d(?:\.\d+)?\s?%/;
 const RATE = /\d(?:\.\d+)?\s?(?:[kKMGT]i?)?(?:B|b|it)\/s\b|\d\s?s\/it\b/;
@@ -47,11 +48,17 @@ export function isProgressLine(line: string): boolean {
   return RATE.test(line) && (TRANSFER.test(line) || PERCENT.test(line) || bar);
 }
 
-function nonBlankChars(lines: readonly string[], from: number, to: number): number {
-  let total = 0;
-  for (let index = from; index < to; index++)
-    total += (lines[index] ?? "").replace(/\s/g, "").length;
-  return total;
+/** True when lines `from`..`to` hold at least `MIN_REPEAT_CHARS` non-blank characters. */
+function isLongEnoughToDrop(lines: readonly string[], from: number, to: number): boolean {
+  let count = 0;
+  for (let index = from; index < to; index++) {
+    const line = lines[index] as string;
+    for (let at = 0; at < line.length && count < MIN_REPEAT_CHARS; at++) {
+      if (!/\s/.test(line[at] as string)) count++;
+    }
+    if (count >= MIN_REPEAT_CHARS) return true;
+  }
+  return false;
 }
 
 /** Length of the longest run starting at `at` that appeared consecutively before `at`. */
@@ -95,7 +102,7 @@ export function project(lines: readonly string[]): string[] {
       continue;
     }
     const run = repeatedRunLength(candidates, index, seen.get(line) ?? []);
-    if (run > 0 && nonBlankChars(candidates, index, index + run) >= MIN_REPEAT_CHARS) {
+    if (run > 0 && isLongEnoughToDrop(candidates, index, index + run)) {
       for (const end = index + run; index < end; ) remember(index++);
       continue;
     }

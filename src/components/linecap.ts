@@ -25,11 +25,12 @@ export const CUT = "...[cut]...";
 export const MIN_REPEAT_CHARS = 10;
 
 const ERROR_WORD = /error|fail|exception|panic|fatal|traceback|warning/i;
-const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S/i;
+// Every pattern here stays linear on a megabyte-long line: bounded repeats and lookbehinds only.
+const URL = /[a-z][a-z0-9+.-]{0,31}:\/\/\S/i;
 const FILE_PATH = /[/\\][\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,9}\b/;
 const ABSOLUTE_PATH = /(?:^|[\s"'`(=:,[])(?:~|\.{1,2})?(?:\/[\w.@+-]+){2,}|\b[A-Za-z]:\\\w/;
 const STACK_FRAME =
-  /\bat\s+(?:\S+\s+)?\(?[^()\s]+:\d+(?::\d+)?\)?|\bFile "[^"]+", line \d+|\b[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,9}:\d+\b/;
+  /\bat\s+(?:\S+\s+)?\(?[^()\s]+:\d+(?::\d+)?\)?|\bFile "[^"]+", line \d+|(?<=\w\.[A-Za-z][A-Za-z0-9]{0,9}):\d+\b/;
 
 /** True for a line that must never be cut in the middle. */
 export function isProtected(line: string): boolean {
@@ -64,10 +65,19 @@ export function cutLine(line: string, maxChars: number): string {
   return cut.length < line.length ? cut : line;
 }
 
+/** True when `line` has at least `MIN_REPEAT_CHARS` non-blank characters (counts no further). */
+function isLongEnoughToFold(line: string): boolean {
+  let count = 0;
+  for (let at = 0; at < line.length && count < MIN_REPEAT_CHARS; at++) {
+    if (!/\s/.test(line[at] as string)) count++;
+  }
+  return count >= MIN_REPEAT_CHARS;
+}
+
 function countRepeats(lines: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const line of lines) {
-    if (line.replace(/\s/g, "").length < MIN_REPEAT_CHARS) continue;
+    if (!isLongEnoughToFold(line)) continue;
     counts.set(line, (counts.get(line) ?? 0) + 1);
   }
   return counts;

@@ -107,6 +107,7 @@ describe("extract", () => {
     ["a pytest progress line", false, "tests/test_api.py ....F..                 [ 45%]"],
     ["a bar with eta", true, "[######    ] eta 0:12"],
     ["an error on a bar", false, "[####      ] 40% fatal: early EOF"],
+    ["a megabyte of open brackets", false, "[==".repeat(350_000)],
   ])("isProgressLine: %s", (_, expected, line) => {
     expect(isProgressLine(line)).toBe(expected);
   });

@@ -90,6 +90,8 @@ describe("linecap", () => {
     ],
     ["a limit smaller than the cut mark", "z".repeat(20), 5, CUT],
     ["a limit where cutting does not save", "z".repeat(11), 10, "z".repeat(11)],
+    ["a megabyte of dotted names", "a.b".repeat(350_000), 31, `a.ba.ba.ba${CUT}ba.ba.ba.b`],
+    ["a megabyte of dashes", "a-1".repeat(350_000), 31, `a-1a-1a-1a${CUT}1a-1a-1a-1`],
   ])("cutLine with %s", (_, line, max, expected) => {
     expect(cutLine(line, max)).toBe(expected);
   });
