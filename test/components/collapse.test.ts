@@ -32,7 +32,11 @@ describe("collapse", () => {
       `${text}\n`,
       "line 1\nline 2\n\u2026 (3 lines omitted)\nline 6\n",
     ],
-    ["one line omitted", numbered(4).join("\n"), "line 1\nline 2\n\u2026 (1 lines omitted)\nline 4"],
+    [
+      "one line omitted",
+      numbered(4).join("\n"),
+      "line 1\nline 2\n\u2026 (1 lines omitted)\nline 4",
+    ],
     [
       "CRLF lines",
       numbered(5).join("\r\n"),
