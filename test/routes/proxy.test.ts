@@ -1,0 +1,211 @@
+import type { Hono } from "hono";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.js";
+import { type ConfigInput, configSchema } from "../../src/config/schema.js";
+import { proxyRoutes } from "../../src/routes/proxy.js";
+import { createStore } from "../../src/store/create.js";
+import { expandCall, openaiJson } from "../support/model-replies.js";
+import { MASKED_ID, openaiConversation } from "../support/proxy-harness.js";
+import { ScriptedUpstream } from "../support/scripted-upstream.js";
+
+const body = JSON.stringify(openaiConversation());
+const post = (app: Hono, path: string, init: RequestInit = {}) =>
+  app.request(path, {
+    method: "POST",
+    body,
+    ...init,
+    headers: {
+      "content-type": "application/json",
+      authorization: "Bearer sk-client",
+      ...init.headers,
+    },
+  });
+
+describe("proxy routes in process", () => {
+  let upstream: ScriptedUpstream;
+  const appWith = (overrides: ConfigInput = {}) => {
+    const config = configSchema.parse({
+      pipeline: ["mask"],
+      ...overrides,
+      upstream: {
+        openai: { base_url: `http://127.0.0.1:${upstream.port}/v1/` },
+        anthropic: { base_url: `http://127.0.0.1:${upstream.port}` },
+        ...overrides.upstream,
+      },
+    });
+    return createApp({ config, store: createStore(config.store) });
+  };
+
+  beforeAll(async () => {
+    upstream = await ScriptedUpstream.start();
+  });
+  afterAll(() => upstream.close());
+  beforeEach(() => upstream.reset());
+
+  it.each([
+    [200, { json: { id: "chatcmpl-1", choices: [] } }, '{"id":"chatcmpl-1","choices":[]}'],
+    [
+      429,
+      { status: 429, json: { error: { message: "slow down" } } },
+      '{"error":{"message":"slow down"}}',
+    ],
+    [500, { status: 500, body: "upstream exploded" }, "upstream exploded"],
+    [503, { status: 503, json: { error: "overloaded" } }, '{"error":"overloaded"}'],
+  ])("relays upstream status %i with its body", async (status, reply, text) => {
+    upstream.reply(reply);
+
+    const response = await post(appWith(), "/v1/chat/completions");
+
+    expect(response.status).toBe(status);
+    expect(await response.text()).toBe(text);
+    expect(upstream.requests.map((request) => request.url)).toEqual(["/v1/chat/completions"]);
+  });
+
+  it("answers 502 without the upstream URL when the upstream resets the connection", async () => {
+    upstream.reply({ reset: true });
+
+    const response = await post(appWith(), "/v1/messages");
+
+    expect(response.status).toBe(502);
+    expect(await response.text()).toBe('{"error":"upstream connection failed"}');
+  });
+
+  it("answers 504 when no response starts within the first-byte timeout", async () => {
+    upstream.reply({ delay: new Promise<void>(() => {}) });
+
+    const response = await post(
+      appWith({ upstream: { first_byte_timeout_ms: 50 } }),
+      "/v1/messages",
+    );
+
+    expect(response.status).toBe(504);
+    expect(await response.text()).toBe('{"error":"upstream sent no response within 50 ms"}');
+  });
+
+  it("answers 413 over the body limit without calling the upstream", async () => {
+    const response = await post(appWith({ limits: { body_bytes: 100 } }), "/v1/chat/completions");
+
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "request body exceeds 100 bytes" });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it("answers 400 for a body that is not UTF-8", async () => {
+    const response = await post(appWith(), "/v1/chat/completions", {
+      body: new Uint8Array([0x7b, 0xff, 0x7d]),
+    });
+
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: "request body is not valid UTF-8" });
+  });
+
+  it("forwards a body that is not JSON as it is", async () => {
+    upstream.reply({ status: 400, json: { error: { message: "bad json" } } });
+
+    const response = await post(appWith(), "/v1/chat/completions", { body: "{oops" });
+
+    expect(response.status).toBe(400);
+    expect(upstream.requests[0]?.body).toBe("{oops");
+  });
+
+  it("replaces the client's credentials with a configured gateway key", async () => {
+    upstream.reply({ json: {} }, { json: {} });
+    const app = appWith({
+      upstream: {
+        openai: { base_url: `http://127.0.0.1:${upstream.port}/v1`, api_key: "sk-gateway" },
+        anthropic: { base_url: `http://127.0.0.1:${upstream.port}`, api_key: "sk-ant-gateway" },
+      },
+    });
+
+    await post(app, "/v1/chat/completions", { headers: { "x-api-key": "client" } });
+    await post(app, "/v1/messages", { headers: { "x-api-key": "client" } });
+
+    const [openai, anthropic] = upstream.requests.map((request) => request.headers);
+    expect([openai?.authorization, openai?.["x-api-key"]]).toEqual([
+      "Bearer sk-gateway",
+      undefined,
+    ]);
+    expect([anthropic?.authorization, anthropic?.["x-api-key"]]).toEqual([
+      undefined,
+      "sk-ant-gateway",
+    ]);
+  });
+
+  it("never forwards hop-by-hop headers, cookies or control headers, and keeps the query", async () => {
+    upstream.reply({ json: {} });
+
+    await post(appWith(), "/v1/messages?beta=true", {
+      headers: {
+        cookie: "a=b",
+        "x-context-guru-bypass": "false",
+        "x-trace": "kept",
+        "proxy-authorization": "Basic x",
+        "anthropic-beta": "tools-2024",
+      },
+    });
+
+    const request = upstream.requests[0];
+    expect(request?.url).toBe("/v1/messages?beta=true");
+    expect(request?.headers).toMatchObject({ "x-trace": "kept", "anthropic-beta": "tools-2024" });
+    for (const name of ["cookie", "x-context-guru-bypass", "proxy-authorization"]) {
+      expect(request?.headers[name]).toBeUndefined();
+    }
+  });
+
+  it("forwards an agent's own summary request uncompacted", async () => {
+    const conversation = openaiConversation();
+    conversation.messages.push({
+      role: "user",
+      content: "Your task is to create a detailed summary of the conversation so far.",
+    });
+    const text = JSON.stringify(conversation);
+    upstream.reply({ json: {} }, { json: {} });
+
+    await post(appWith(), "/v1/chat/completions", { body: text });
+    await post(appWith(), "/v1/chat/completions", { body });
+
+    expect(upstream.requests[0]?.body).toBe(text);
+    expect(upstream.requests[1]?.body).toContain(`<<cg:${MASKED_ID}>>`);
+  });
+
+  it("forwards the original body untouched with the bypass header", async () => {
+    upstream.reply({ json: {} });
+
+    await post(appWith(), "/v1/chat/completions", { headers: { "x-context-guru-bypass": "true" } });
+
+    expect(upstream.requests[0]?.body).toBe(body);
+  });
+
+  it("forwards the original body when compaction fails, and still runs the loop", async () => {
+    const config = configSchema.parse({
+      upstream: { openai: { base_url: `http://127.0.0.1:${upstream.port}/v1` } },
+    });
+    const failing = {
+      compact: () => Promise.reject(new Error("pipeline crashed")),
+    };
+    const app = proxyRoutes({ config, store: createStore(config.store), compactor: failing });
+    upstream.reply(openaiJson(null, [expandCall(MASKED_ID)]));
+
+    const response = await post(app, "/v1/chat/completions");
+
+    expect(upstream.requests[0]?.body).toBe(body);
+    // Nothing in the request carries a marker: the call cannot resolve and goes back as it is.
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ choices: [{ finish_reason: "tool_calls" }] });
+  });
+
+  it("reports the session, token counts and rounds in response headers", async () => {
+    upstream.reply(openaiJson(null, [expandCall(MASKED_ID)]), openaiJson("done"));
+
+    const response = await post(appWith(), "/v1/chat/completions", {
+      headers: { "x-context-guru-session": "agent-42" },
+    });
+
+    expect(response.headers.get("x-context-guru-session")).toBe("agent-42");
+    expect(response.headers.get("x-context-guru-expand-rounds")).toBe("1");
+    const before = Number(response.headers.get("x-context-guru-tokens-before"));
+    const after = Number(response.headers.get("x-context-guru-tokens-after"));
+    expect(after).toBeLessThan(before);
+    expect(response.headers.get("content-length")).toBeNull();
+  });
+});
