@@ -80,6 +80,9 @@ export function writeScript(project: Project, random: Random, steps: number): Sc
       project.language === "python" ? "cat pyproject.toml" : "cat package.json",
       manifest(project),
     ),
+    project.language === "python"
+      ? bash("pip install -e '.[test]'", pipInstall(project, random))
+      : bash("npm install", npmInstall(random)),
     bash("git status", gitStatus(project, modified)),
     bash(`git log -n ${random.int(5, 15)}`, gitLog(project, random, random.int(5, 15))),
     testRun(),
@@ -150,10 +153,16 @@ function pipInstall(project: Project, random: Random): string {
   const lines = [`Obtaining file://${project.root}`, "  Installing build dependencies ... done"];
   for (const name of ["sqlparse", "asgiref", "pytest", "pluggy", "iniconfig", "packaging"]) {
     const size = random.int(20, 900);
+    const speed = `${random.int(1, 40)}.${random.int(0, 9)} MB/s`;
+    const frames = [0.1, 0.35, 0.6, 0.85, 1].map((share) => {
+      const bar = Math.round(share * 40);
+      const eta = share < 1 ? "0:00:01" : "0:00:00";
+      return `     ${"━".repeat(bar)}${" ".repeat(40 - bar)} ${(size * share).toFixed(1)}/${size}.0 kB ${speed} eta ${eta}`;
+    });
     lines.push(
       `Collecting ${name}`,
       `  Downloading ${name}-${random.int(1, 9)}.${random.int(0, 20)}.0-py3-none-any.whl (${size} kB)`,
-      `     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ ${size}.0/${size}.0 kB ${random.int(1, 40)}.${random.int(0, 9)} MB/s eta 0:00:00`,
+      frames.join("\r"),
     );
   }
   lines.push(`Successfully installed ${project.name}-2.3.1 asgiref-3.8.1 sqlparse-0.5.0`);
