@@ -1,0 +1,117 @@
+import type { Hono } from "hono";
+import { vi } from "vitest";
+import { createApp } from "../../src/app.js";
+import { parseConfig } from "../../src/config/load.js";
+import type { ConfigInput } from "../../src/config/schema.js";
+import { markerIds } from "../../src/expand/markers.js";
+import { createStore } from "../../src/store/create.js";
+import type { Store } from "../../src/store/types.js";
+import { jsonArrayOutput, logOutput } from "../support/bodies.js";
+import { findRedisServer } from "../support/redis-server.js";
+
+const installed = findRedisServer() !== undefined;
+const required = process.env.CI === "true";
+
+/**
+ * Whether the Redis suites run: always under CI=true (where a missing redis-server fails them),
+ * else only when redis-server is installed. Warns once per file when they are skipped.
+ */
+export function redisSuiteSkipped(suite: string): boolean {
+  if (installed || required) return false;
+  console.warn(`redis-server is not installed: skipping ${suite}`);
+  return true;
+}
+
+/** One replica of the service: its own app and its own Redis-backed store. */
+export interface Replica {
+  readonly app: Hono;
+  readonly store: Store;
+}
+
+/**
+ * A replica over `url` with the defaults (agent preset, full markers) and `overrides`. Each
+ * call makes a new client, as a separate pod would.
+ */
+export function replica(url: string, overrides: ConfigInput = {}): Replica {
+  const { store: storeOverrides, ...rest } = overrides;
+  const config = parseConfig({
+    ...rest,
+    store: { ...storeOverrides, backend: "redis", redis: { url } },
+  });
+  const store = createStore(config.store, { onError: () => undefined });
+  return { app: createApp({ config, store }), store };
+}
+
+/** Waits until `/readyz` of the replica answers 200 (its client is connected). */
+export async function whenReady(replica: Replica, timeout = 10_000): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const response = await replica.app.request("/readyz");
+      if (response.status !== 200) throw new Error(`/readyz answered ${response.status}`);
+    },
+    { timeout, interval: 50 },
+  );
+}
+
+export interface Compacted {
+  readonly status: number;
+  readonly text: string;
+  /** `x-context-guru-markers`; null when the route answered without running the compactor. */
+  readonly markersHeader: string | null;
+  /** Distinct marker ids in the response's messages that the request did not already carry. */
+  readonly ids: readonly string[];
+}
+
+/** POST /compact of `body` under `session` on `replica`. */
+export async function compactOn(
+  replica: Replica,
+  body: string,
+  session: string,
+): Promise<Compacted> {
+  const response = await replica.app.request("/compact", {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", "x-context-guru-session": session },
+  });
+  const text = await response.text();
+  const foreign = new Set(markerIds(body));
+  const ids = [...new Set(markerIds(messagesOf(text)))].filter((id) => !foreign.has(id));
+  return {
+    status: response.status,
+    text,
+    markersHeader: response.headers.get("x-context-guru-markers"),
+    ids,
+  };
+}
+
+/** GET /expand of `id` for `session` on `replica`: status and body. */
+export async function expandOn(
+  replica: Replica,
+  id: string,
+  session: string,
+): Promise<{ status: number; text: string }> {
+  const response = await replica.app.request(`/expand?id=${id}`, {
+    headers: { "x-context-guru-session": session },
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+/** The decoded strings of a body's messages, joined (markers are looked for there). */
+export function messagesOf(text: string): string {
+  const parsed = JSON.parse(text) as { messages?: unknown };
+  return JSON.stringify(parsed.messages ?? null);
+}
+
+/**
+ * Tool outputs large enough for the agent preset to offload the older ones behind markers:
+ * distinct build logs and a JSON array, tagged by `seed` so every call gives new content.
+ */
+export function generatedOutputs(seed: string): string[] {
+  return [
+    logOutput(120, `${seed}-a`),
+    logOutput(120, `${seed}-b`),
+    jsonArrayOutput(40).replaceAll("service-", `${seed}-service-`),
+    logOutput(120, `${seed}-d`),
+    "done",
+  ];
+}
