@@ -1,0 +1,238 @@
+/**
+ * Load run of POST /compact (§10), with autocannon against a real server on an ephemeral port:
+ * a bare Hono echo server that parses and re-serialises the same bodies (the floor), then the
+ * service in reversible mode (the default) and in clean mode (store disabled, marker_mode off).
+ * Reports throughput, p50/p99 latency, errors and resident memory before, during and after.
+ * `--sustain S` adds an S-second run with a unique body on every request and a small store
+ * byte limit, sampling memory as the store fills and evicts.
+ *
+ *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { generateCorpus } from "../bench/corpus/generate.js";
+import { loadCorpus } from "../bench/load-corpus.js";
+import { createApp } from "../src/app.js";
+import { parseConfig } from "../src/config/load.js";
+import type { ConfigInput } from "../src/config/schema.js";
+import { createStore } from "../src/store/create.js";
+import type { Store } from "../src/store/types.js";
+
+interface LoadRequest {
+  method: "POST";
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+}
+interface LoadResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  throughput: Histogram;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<LoadResult>;
+const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
+
+const { values } = parseArgs({
+  options: {
+    connections: { type: "string", default: "16" },
+    duration: { type: "string", default: "10" },
+    corpus: { type: "string" },
+    sustain: { type: "string", default: "0" },
+    "sustain-max-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+  },
+});
+const connections = wholeNumber(values.connections, "connections");
+const duration = wholeNumber(values.duration, "duration");
+const sustain = wholeNumber(values.sustain, "sustain", true);
+const sustainMaxBytes = wholeNumber(values["sustain-max-bytes"], "sustain-max-bytes");
+
+function wholeNumber(text: string | undefined, name: string, zero = false): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < (zero ? 0 : 1)) {
+    process.stderr.write(`--${name} must be a whole number, got ${text}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const sharedCorpus = resolve(import.meta.dirname, "../../shared/corpus/agent");
+const corpusDir = values.corpus ?? (existsSync(sharedCorpus) ? sharedCorpus : undefined);
+const bodies = corpusDir
+  ? loadCorpus(corpusDir).map(({ body, session }) => ({ body, session }))
+  : generateCorpus({ sessions: 6, seed: 1 }).map(({ body, session, provider }) => ({
+      body,
+      session: `${session}/${provider}`,
+    }));
+const source = corpusDir ?? "generated corpus (6 sessions, seed 1)";
+const payloadBytes = bodies.reduce((sum, { body }) => sum + Buffer.byteLength(body), 0);
+
+const requests: LoadRequest[] = bodies.map(({ body, session }) => ({
+  method: "POST",
+  path: "/compact",
+  headers: {
+    "content-type": "application/json",
+    "x-context-guru-session": session.replace(/\//g, "-"),
+  },
+  body,
+}));
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/** Resident memory sampled every 250 ms while `work` runs: the peak and the samples. */
+async function sampled<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; peak: number; samples: number[] }> {
+  const samples: number[] = [];
+  const timer = setInterval(() => samples.push(process.memoryUsage().rss), 250);
+  try {
+    const value = await work();
+    return { value, peak: Math.max(...samples, process.memoryUsage().rss), samples };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function listen(app: Hono): Promise<{ url: string; close: () => Promise<void> }> {
+  return new Promise((done) => {
+    const server = serve(
+      { fetch: app.fetch, port: 0, hostname: "127.0.0.1" },
+      (info: AddressInfo) =>
+        done({
+          url: `http://127.0.0.1:${info.port}`,
+          close: () => new Promise((closed) => server.close(() => closed())),
+        }),
+    );
+  });
+}
+
+function run(url: string, seconds: number, list: LoadRequest[], idReplacement = false) {
+  return autocannon({
+    url,
+    connections,
+    duration: seconds,
+    requests: list,
+    idReplacement,
+    workers: 1,
+  });
+}
+
+/** The floor: a Hono app that parses and re-serialises each body. */
+function echoApp(): Hono {
+  const app = new Hono();
+  app.post("/compact", async (c) => {
+    const text = await c.req.text();
+    return c.body(JSON.stringify(JSON.parse(text)), 200, { "content-type": "application/json" });
+  });
+  return app;
+}
+
+function serviceApp(input: ConfigInput): { app: Hono; store: Store } {
+  const config = parseConfig(input);
+  const store = createStore(config.store);
+  return { app: createApp({ config, store }), store };
+}
+
+/** Each body once, in order, so the run measures the warm path agents see turn after turn. */
+async function warm(url: string): Promise<void> {
+  for (const request of requests) {
+    const response = await fetch(`${url}${request.path}`, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+    });
+    if (response.status !== 200) throw new Error(`warm-up answered ${response.status}`);
+    await response.arrayBuffer();
+  }
+}
+
+interface Row {
+  name: string;
+  result: LoadResult;
+  rss: { before: number; peak: number; after: number };
+}
+
+async function measure(name: string, app: Hono): Promise<Row> {
+  const server = await listen(app);
+  await warm(server.url);
+  const before = process.memoryUsage().rss;
+  const { value: result, peak } = await sampled(() => run(server.url, duration, requests));
+  await server.close();
+  return { name, result, rss: { before, peak, after: process.memoryUsage().rss } };
+}
+
+function describeRow({ name, result, rss }: Row, floor?: Row): string {
+  const errors = result.errors + result.timeouts + result.non2xx;
+  const ratio = floor
+    ? ` (${(result.requests.average / floor.result.requests.average).toFixed(2)}× echo)`
+    : "";
+  return (
+    `${name.padEnd(11)} ${result.requests.average.toFixed(1).padStart(8)} req/s${ratio.padEnd(12)} ` +
+    `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  errors ${errors}  ` +
+    `rss ${mb(rss.before)} → peak ${mb(rss.peak)} → ${mb(rss.after)}`
+  );
+}
+
+console.log(
+  `load: ${bodies.length} bodies (${mb(payloadBytes)}) from ${source}; ${connections} connections × ${duration} s`,
+);
+const echo = await measure("echo", echoApp());
+console.log(describeRow(echo));
+const reversible = await measure("reversible", serviceApp({}).app);
+console.log(describeRow(reversible, echo));
+const clean = await measure(
+  "clean",
+  serviceApp({ store: { enabled: false }, marker_mode: "off" }).app,
+);
+console.log(describeRow(clean, echo));
+let failed = [echo, reversible, clean].some(
+  ({ result }) => result.errors + result.timeouts + result.non2xx > 0,
+);
+
+if (sustain > 0) {
+  const { app, store } = serviceApp({ store: { max_bytes: sustainMaxBytes } });
+  const server = await listen(app);
+  // Every tool output (every content string) gets a fresh id: nothing repeats, every stash is new.
+  const unique = requests.map(({ headers, ...request }) => ({
+    ...request,
+    headers: { "content-type": headers["content-type"] ?? "application/json" },
+    body: request.body.replace(/"content":"/g, '"content":"[<id>] '),
+  }));
+  const before = process.memoryUsage().rss;
+  const {
+    value: result,
+    peak,
+    samples,
+  } = await sampled(() => run(server.url, sustain, unique, true));
+  const stats = await store.stats();
+  await server.close();
+  const after = process.memoryUsage().rss;
+  const tenths = Array.from(
+    { length: 10 },
+    (_, i) => samples[Math.floor(((i + 1) * samples.length) / 10) - 1] ?? 0,
+  );
+  const errors = result.errors + result.timeouts + result.non2xx;
+  failed ||= errors > 0;
+  console.log(
+    `sustain ${sustain} s, unique bodies, store max_bytes ${mb(sustainMaxBytes)}: ${result.requests.total} requests ` +
+      `(${result.requests.average.toFixed(1)} req/s), errors ${errors}, store ${stats.entries} entries / ${mb(stats.bytes)}`,
+  );
+  console.log(
+    `  rss before ${mb(before)}, peak ${mb(peak)}, after ${mb(after)}, growth ${mb(peak - before)}`,
+  );
+  console.log(`  rss by tenth of the run: ${tenths.map(mb).join(", ")}`);
+}
+
+process.exit(failed ? 1 : 0);
