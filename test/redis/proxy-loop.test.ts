@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { contentHasher } from "../../src/expand/markers.js";
+import { anthropicBody, openaiBody } from "../support/bodies.js";
+import {
+  anthropicEvents,
+  anthropicJson,
+  expandCall,
+  openaiEvents,
+  openaiJson,
+} from "../support/model-replies.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { ScriptedUpstream, sseText } from "../support/scripted-upstream.js";
+import {
+  compactOn,
+  generatedOutputs,
+  type Replica,
+  redisSuiteSkipped,
+  replica,
+  whenReady,
+} from "./replicas.js";
+
+const skipped = redisSuiteSkipped("the Redis proxy-loop tests");
+const hash = contentHasher();
+const FINAL = "The build fails in step 3.";
+
+type Message = { role: string; content?: unknown; tool_call_id?: string };
+type Block = { type: string; tool_use_id?: string; content?: unknown };
+
+/** The cases: a provider's body, its route on B, and the scripted model's two answers. */
+const cases = [false, true].flatMap((streaming) => [
+  {
+    provider: "openai",
+    streaming,
+    path: "/v1/chat/completions",
+    body: (seed: string) =>
+      openaiBody(generatedOutputs(seed), {
+        tools: [{ type: "function", function: { name: "Bash", parameters: {} } }],
+        ...(streaming ? { stream: true } : {}),
+      }),
+    replies: (id: string) => {
+      const call = expandCall(id);
+      return streaming
+        ? [{ sse: openaiEvents([], [call]) }, { sse: openaiEvents([FINAL]) }]
+        : [openaiJson(null, [call]), openaiJson(FINAL)];
+    },
+    /** The content the proxy answered the expand call with, from the second upstream request. */
+    answered: (json: unknown, callId: string) =>
+      (json as { messages: Message[] }).messages.find(
+        (message) => message.role === "tool" && message.tool_call_id === callId,
+      )?.content,
+  },
+  {
+    provider: "anthropic",
+    streaming,
+    path: "/v1/messages",
+    body: (seed: string) =>
+      anthropicBody(generatedOutputs(seed), {
+        tools: [{ name: "Bash", input_schema: { type: "object" } }],
+        ...(streaming ? { stream: true } : {}),
+      }),
+    replies: (id: string) => {
+      const call = { type: "tool_use" as const, ...expandCall(id) };
+      const final = { type: "text" as const, text: FINAL };
+      return streaming
+        ? [{ sse: anthropicEvents([call]) }, { sse: anthropicEvents([final]) }]
+        : [anthropicJson([call]), anthropicJson([final])];
+    },
+    answered: (json: unknown, callId: string) =>
+      (json as { messages: { content: unknown }[] }).messages
+        .flatMap((message) => (Array.isArray(message.content) ? (message.content as Block[]) : []))
+        .find((block) => block.type === "tool_result" && block.tool_use_id === callId)?.content,
+  },
+]);
+
+describe.skipIf(skipped)("the proxy loop on one replica resolves markers of another", () => {
+  let server: RedisServer;
+  let upstream: ScriptedUpstream;
+  let a: Replica;
+  let b: Replica;
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    upstream = await ScriptedUpstream.start();
+    a = replica(server.url);
+    b = replica(server.url, {
+      upstream: {
+        openai: { base_url: `http://127.0.0.1:${upstream.port}/v1` },
+        anthropic: { base_url: `http://127.0.0.1:${upstream.port}` },
+      },
+    });
+    await Promise.all([whenReady(a), whenReady(b)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.store.close(), b?.store.close(), upstream?.close()]);
+    await server?.close();
+  });
+  beforeEach(() => upstream.reset());
+
+  it.each(cases)(
+    "$provider (stream $streaming): the model's expand of A's id gets the original from B",
+    async ({ provider, streaming, path, body, replies, answered }) => {
+      const seed = `${provider}-${streaming}`;
+      const session = `loop-${seed}`;
+      const compacted = await compactOn(a, body(seed), session);
+      // The marker of a build log whose original text is known here.
+      const original = generatedOutputs(seed).find((output) =>
+        compacted.ids.includes(hash(output)),
+      );
+      expect(original).toBeDefined();
+      const id = hash(original ?? "");
+      upstream.reply(...replies(id));
+
+      const response = await b.app.request(path, {
+        method: "POST",
+        body: compacted.text,
+        headers: {
+          "content-type": "application/json",
+          "x-context-guru-session": session,
+          authorization: "Bearer sk-client",
+          "x-api-key": "sk-client",
+        },
+      });
+      const text = await response.text();
+
+      const final = replies(id)[1];
+      expect(response.status).toBe(200);
+      // The client gets the model's final answer as the upstream sent it, and no expand call.
+      expect(text).toBe(final?.sse ? final.sse.map(sseText).join("") : JSON.stringify(final?.json));
+      expect(upstream.requests).toHaveLength(2);
+      const [first, second] = upstream.requests;
+      expect(first?.body).toContain(`<<cg:${id}>>`);
+      expect(answered(second?.json, expandCall(id).id)).toBe(original);
+    },
+  );
+
+  it("an id A wrote for another session does not resolve on B: the call goes back to the client", async () => {
+    const seed = "foreign";
+    const compacted = await compactOn(a, cases[0]?.body(seed) ?? "", "writer");
+    const id = compacted.ids[0] ?? "";
+    upstream.reply(openaiJson(null, [expandCall(id)]));
+    const response = await b.app.request("/v1/chat/completions", {
+      method: "POST",
+      body: compacted.text,
+      headers: { "content-type": "application/json", "x-context-guru-session": "reader" },
+    });
+    const json = (await response.json()) as { choices: { message: { tool_calls?: unknown[] } }[] };
+    // Nothing resolved: the model's call goes back to the client as it was.
+    expect([upstream.requests.length, json.choices[0]?.message.tool_calls?.length]).toEqual([1, 1]);
+  });
+});
