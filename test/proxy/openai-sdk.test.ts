@@ -178,6 +178,28 @@ describe("OpenAI proxy with the official client", () => {
     },
   );
 
+  it("keeps an expanded original verbatim on the conversation's next turn", async () => {
+    const options = { headers: { "x-context-guru-session": "openai-next-turn" } };
+    harness.upstream.reply(
+      openaiJson(null, [expandCall(MASKED_ID)]),
+      openaiJson(FINAL),
+      openaiJson(FINAL),
+    );
+
+    await client.chat.completions.create(openaiConversation(), options);
+    await client.chat.completions.create(openaiConversation(), options);
+
+    const [first, , next] = requests();
+    expect(JSON.stringify(first?.messages[3])).toContain(`<<cg:${MASKED_ID}>>`);
+    expect(next?.messages[3]).toEqual({
+      role: "tool",
+      tool_call_id: "call_bash_0",
+      content: toolOutput(0),
+    });
+    // No marker left in the request: the expand tool is not injected either.
+    expect(harness.upstream.requests[2]?.body).toBe(JSON.stringify(openaiConversation()));
+  });
+
   it("streams a text-first response through before the upstream finishes", async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => {

@@ -1,0 +1,163 @@
+import { describe, expect, it } from "vitest";
+import { type StreamOpening, streamAggregator } from "../../src/expand/parse-sse.js";
+import { SseParser } from "../../src/expand/sse.js";
+import type { Provider } from "../../src/wire/types.js";
+import {
+  anthropicEvents,
+  type BlockSpec,
+  expandCall,
+  openaiEvents,
+} from "../support/model-replies.js";
+import { type ScriptedEvent, sseText } from "../support/scripted-upstream.js";
+
+/** Feeds events one by one; returns how many were needed to decide, and the aggregate. */
+function read(provider: Provider, events: readonly ScriptedEvent[]) {
+  const aggregator = streamAggregator(provider);
+  const parser = new SseParser();
+  let decidedAfter: number | undefined;
+  events.forEach((event, index) => {
+    for (const parsed of parser.push(sseText(event))) aggregator.push(parsed);
+    if (decidedAfter === undefined && aggregator.opening !== undefined) decidedAfter = index + 1;
+  });
+  return { opening: aggregator.opening, decidedAfter, turn: aggregator.finish() };
+}
+
+const expand = expandCall("abcdef0123456789", "call_1");
+const bash = { id: "call_2", name: "bash", input: { command: "ls" } };
+
+describe("OpenAI stream aggregation", () => {
+  it.each([
+    ["text first", openaiEvents(["Hello"]), "through", 2],
+    ["whitespace, then expand", openaiEvents(["\n"], [expand]), "expand", 3],
+    ["expand first", openaiEvents([], [expand]), "expand", 2],
+    ["another tool first", openaiEvents([], [bash, expand]), "through", 2],
+    ["nothing but a finish", openaiEvents([]), "through", 2],
+  ] as const)("%s opens %s", (_, events, opening, after) => {
+    expect(read("openai", events)).toMatchObject({ opening, decidedAfter: after });
+  });
+
+  it("aggregates tool calls from argument pieces", () => {
+    expect(read("openai", openaiEvents([], [expand, bash])).turn).toEqual({
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: { name: "context_guru_expand", arguments: '{"id":"abcdef0123456789"}' },
+          },
+          {
+            id: "call_2",
+            type: "function",
+            function: { name: "bash", arguments: '{"command":"ls"}' },
+          },
+        ],
+      },
+      toolUses: [
+        { callId: "call_1", name: "context_guru_expand", input: { id: "abcdef0123456789" } },
+        { callId: "call_2", name: "bash", input: { command: "ls" } },
+      ],
+    });
+  });
+
+  it("waits for a tool name that arrives in pieces", () => {
+    const chunk = (name: string) => ({
+      data: {
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                { index: 0, ...(name === "context_" ? { id: "c" } : {}), function: { name } },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    expect(read("openai", [chunk("context_"), chunk("guru_expand")])).toMatchObject({
+      opening: "expand",
+      decidedAfter: 2,
+    });
+  });
+
+  it.each([
+    ["cut off before its finish_reason", openaiEvents([], [expand]).slice(0, 3)],
+    ["a second choice", [{ data: { choices: [{ index: 1, delta: { content: "x" } }] } }]],
+    ["an error chunk", [{ data: { error: { message: "overloaded" } } }]],
+    ["data that is not JSON", [{ data: "{oops" }]],
+  ])("cannot aggregate %s", (_, events) => {
+    expect(read("openai", events).turn).toBeUndefined();
+  });
+});
+
+describe("Anthropic stream aggregation", () => {
+  const thinking: BlockSpec = {
+    type: "thinking",
+    thinking: "Need the original.",
+    signature: "sig==",
+  };
+  const tool = (call: typeof expand): BlockSpec => ({ type: "tool_use", ...call });
+
+  it.each([
+    ["text first", [{ type: "text", text: "Hello" }], "through", 4],
+    ["thinking, then expand", [thinking, tool(expand)], "expand", 8],
+    ["whitespace text, then expand", [{ type: "text", text: " " }, tool(expand)], "expand", 6],
+    ["another tool first", [tool(bash), tool(expand)], "through", 3],
+  ] as const)("%s opens %s", (_, blocks, opening: StreamOpening, after) => {
+    expect(read("anthropic", anthropicEvents(blocks))).toMatchObject({
+      opening,
+      decidedAfter: after,
+    });
+  });
+
+  it("aggregates thinking with its signature, text and tool input from partial JSON", () => {
+    const blocks: BlockSpec[] = [thinking, { type: "text", text: "Looking." }, tool(expand)];
+    expect(read("anthropic", anthropicEvents(blocks)).turn).toEqual({
+      message: { role: "assistant", content: blocks },
+      toolUses: [
+        { callId: "call_1", name: "context_guru_expand", input: { id: "abcdef0123456789" } },
+      ],
+    });
+  });
+
+  it("drops an empty text block, which the API does not accept back", () => {
+    const blocks: BlockSpec[] = [{ type: "text", text: "" }, tool(expand)];
+    expect(read("anthropic", anthropicEvents(blocks)).turn?.message).toEqual({
+      role: "assistant",
+      content: [tool(expand)],
+    });
+  });
+
+  it.each([
+    ["cut off before message_stop", anthropicEvents([tool(expand)]).slice(0, -1)],
+    [
+      "an error event",
+      [{ event: "error", data: { type: "error", error: { type: "overloaded_error" } } }],
+    ],
+    [
+      "an unknown block type",
+      [
+        {
+          data: {
+            type: "content_block_start",
+            index: 0,
+            content_block: { type: "server_tool_use" },
+          },
+        },
+      ],
+    ],
+    [
+      "a delta for a block that never started",
+      [
+        {
+          data: { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "x" } },
+        },
+      ],
+    ],
+  ])("cannot aggregate %s", (_, events) => {
+    const result = read("anthropic", events);
+    expect(result.turn).toBeUndefined();
+  });
+});
