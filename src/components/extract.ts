@@ -1,4 +1,5 @@
 import type { OutputComponent } from "../pipeline/types.js";
+import { isFileContent } from "./file-content.js";
 
 /**
  * `extract` (§5, Offload): a deterministic projection of a tool output that keeps what a reader
@@ -123,6 +124,7 @@ export const extract: OutputComponent<"extract"> = {
   kind: "offload",
   scope: "output",
   reduce(output, options, context) {
+    if (isFileContent(output)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const lines = output.text.split("\n");
     const kept = project(lines);

@@ -1,4 +1,5 @@
 import type { OutputComponent } from "../pipeline/types.js";
+import { isFileContent } from "./file-content.js";
 
 /**
  * `linecap` (§5, Offload): caps repeated lines and over-long lines of a tool output.
@@ -110,6 +111,7 @@ export const linecap: OutputComponent<"linecap"> = {
   kind: "offload",
   scope: "output",
   reduce(output, options, context) {
+    if (isFileContent(output)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const lines = output.text.split("\n");
     const capped = capLines(lines, options.max_line_chars);
