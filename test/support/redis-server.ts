@@ -18,13 +18,13 @@ export function findRedisServer(): string | undefined {
   return undefined;
 }
 
-/** A throwaway `redis-server` on a free loopback port, with no persistence. */
+/** A throwaway `redis-server` on a free loopback port, without persistence unless asked. */
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
   /** Stops the process (the port stays reserved for `start`). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty, and waits until it answers PING. */
+  /** Starts it again on the same port (empty unless persistent) and waits until it answers PING. */
   start(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections stay open but nothing answers. */
   pause(): void;
@@ -34,7 +34,18 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-export async function startRedisServer(binary = findRedisServer()): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /**
+   * Keep every acknowledged write across `stop`/`start` (append-only file, fsync on every
+   * write), as a Redis with persistence would; by default a restart comes back empty.
+   */
+  readonly persistent?: boolean;
+}
+
+export async function startRedisServer(
+  binary = findRedisServer(),
+  options: RedisServerOptions = {},
+): Promise<RedisServer> {
   if (!binary) throw new Error("redis-server is not installed");
   const dir = mkdtempSync(join(tmpdir(), "cg-redis-"));
   const port = await freePort();
@@ -42,7 +53,9 @@ export async function startRedisServer(binary = findRedisServer()): Promise<Redi
 
   const start = async () => {
     const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir];
-    args.push("--save", "", "--appendonly", "no");
+    args.push("--save", "");
+    if (options.persistent) args.push("--appendonly", "yes", "--appendfsync", "always");
+    else args.push("--appendonly", "no");
     const spawned = spawn(binary, args, { stdio: "ignore" });
     child = spawned;
     const exited = new Promise<never>((_, reject) =>
