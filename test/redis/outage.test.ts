@@ -1,0 +1,146 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { markerIds } from "../../src/expand/markers.js";
+import { anthropicBody, openaiBody } from "../support/bodies.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import {
+  type Compacted,
+  compactOn,
+  expandOn,
+  generatedOutputs,
+  type Replica,
+  redisSuiteSkipped,
+  replica,
+  whenReady,
+} from "./replicas.js";
+
+const skipped = redisSuiteSkipped("the Redis outage tests");
+
+/** Polls `/readyz` until it answers `status`, at most 200 times 50 ms apart. */
+async function readyzBecomes(target: Replica, status: number): Promise<number> {
+  let last = 0;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    last = (await target.app.request("/readyz")).status;
+    if (last === status) return last;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return last;
+}
+
+/** Two bodies per phase, both shapes, each with its own outputs (so each needs new stashes). */
+function phaseBodies(phase: string): { session: string; body: string }[] {
+  return [
+    { session: `${phase}-openai`, body: openaiBody(generatedOutputs(`${phase}-o`)) },
+    { session: `${phase}-anthropic`, body: anthropicBody(generatedOutputs(`${phase}-a`)) },
+  ];
+}
+
+interface Sent {
+  readonly phase: string;
+  readonly session: string;
+  readonly body: string;
+  readonly response: Compacted;
+}
+
+describe.skipIf(skipped)("Redis stopped mid-run", () => {
+  let server: RedisServer;
+  let a: Replica;
+  let b: Replica;
+
+  beforeAll(async () => {
+    server = await startRedisServer(undefined, { persistent: true });
+    a = replica(server.url);
+    b = replica(server.url);
+    await Promise.all([whenReady(a), whenReady(b)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.store.close(), b?.store.close()]);
+    await server?.close();
+  });
+
+  it("no marker without a stash: every marker of every 200 resolves once Redis is back", async () => {
+    const sent: Sent[] = [];
+    const run = async (phase: string) => {
+      for (const { session, body } of phaseBodies(phase)) {
+        sent.push({ phase, session, body, response: await compactOn(a, body, session) });
+      }
+    };
+
+    await run("before");
+    await server.stop();
+    const readyWhileDown = await readyzBecomes(a, 503);
+    await run("during");
+    await server.start();
+    const readyAfter = await readyzBecomes(a, 200);
+    await run("after");
+
+    // While Redis was down the compactor itself answered (its headers are there, so the route's
+    // deadline did not cut in) with the body exactly as sent: offloads reverted, no marker.
+    const during = sent.filter((entry) => entry.phase === "during");
+    expect(
+      during.map(({ response, body }) => [
+        response.status,
+        response.markersHeader,
+        response.text === body,
+      ]),
+    ).toEqual(during.map(() => [200, "0", true]));
+    for (const phase of ["before", "after"]) {
+      const ids = sent.filter((entry) => entry.phase === phase).map((entry) => entry.response.ids);
+      expect(ids.every((list) => list.length > 0)).toBe(true);
+    }
+
+    const resolved = await Promise.all(
+      sent.flatMap(({ session, response }) =>
+        markerIds(response.text).flatMap((id) =>
+          [a, b].map(async (r) => ({ id, status: (await expandOn(r, id, session)).status })),
+        ),
+      ),
+    );
+    expect({
+      readyWhileDown,
+      readyAfter,
+      unresolved: resolved.filter((r) => r.status !== 200),
+    }).toEqual({
+      readyWhileDown: 503,
+      readyAfter: 200,
+      unresolved: [],
+    });
+    expect(resolved.length).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(skipped)("Redis paused (SIGSTOP)", () => {
+  let server: RedisServer;
+  let a: Replica;
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    a = replica(server.url);
+    await whenReady(a);
+  });
+  afterEach(() => server.resume());
+  afterAll(async () => {
+    await a?.store.close();
+    await server?.close();
+  });
+
+  it("/compact answers within the compact deadline, body unchanged, no marker", async () => {
+    const body = openaiBody(generatedOutputs("paused"));
+    server.pause();
+    const response = await compactOn(a, body, "paused");
+    const ready = (await a.app.request("/readyz")).status;
+    server.resume();
+    await whenReady(a);
+    // The compactor answered (headers present) after the store deadline reverted the offloads.
+    expect([response.status, response.markersHeader, response.text === body, ready]).toEqual([
+      200,
+      "0",
+      true,
+      503,
+    ]);
+    const after = await compactOn(a, body, "paused");
+    const statuses = await Promise.all(
+      after.ids.map(async (id) => (await expandOn(a, id, "paused")).status),
+    );
+    expect([after.ids.length > 0, statuses]).toEqual([true, after.ids.map(() => 200)]);
+  });
+});
