@@ -23,7 +23,9 @@ export type Fault = (request: Received, response: ServerResponse) => void | Prom
  */
 export class FaultUpstream {
   readonly received: Received[] = [];
-  fault: Fault = (_request, response) => response.end();
+  fault: Fault = (_request, response) => {
+    response.end();
+  };
   readonly #sockets = new Set<Socket>();
   readonly #server = createServer((request, response) => this.#handle(request, response));
 
