@@ -4,6 +4,7 @@ import { cmdfilter } from "./cmdfilter.js";
 import { collapse } from "./collapse.js";
 import { dedup } from "./dedup.js";
 import { extract } from "./extract.js";
+import { extractLlm } from "./extract-llm.js";
 import { failedRun } from "./failed-run.js";
 import { format } from "./format.js";
 import { linecap } from "./linecap.js";
@@ -25,6 +26,7 @@ export const components: { readonly [N in ComponentName]?: Component<N> } = {
   extract,
   linecap,
   cmdfilter,
+  extract_llm: extractLlm,
 };
 
 /** The component registered under `name`, if any. */

@@ -1,6 +1,6 @@
 import type { ModelCallReport } from "../pipeline/report.js";
 import type { ModelClient } from "./client.js";
-import { ModelError, type ModelNotConfiguredError } from "./errors.js";
+import { ModelError } from "./errors.js";
 import type { ModelPrompt } from "./protocol.js";
 
 /** A component's judgement of an answer: the value to use, or why it is refused. */
@@ -8,26 +8,16 @@ export type Verdict<T> = { readonly value: T } | { readonly rejected: string };
 
 /**
  * Asks once, checks the answer with `verdict`, and reports the call. Resolves with the accepted
- * value, or undefined for every kind of failure (no model, timeout, HTTP error, garbage, an
+ * value, or undefined for every kind of failure (timeout, HTTP error, garbage, an
  * answer that does not verify): an LLM-backed component then leaves its input as it was.
  */
 export async function askModel<T>(
-  client: ModelClient | ModelNotConfiguredError,
+  client: ModelClient,
   prompt: ModelPrompt,
   signal: AbortSignal,
   verdict: (answer: string) => Verdict<T>,
   report: ((call: ModelCallReport) => void) | undefined,
 ): Promise<T | undefined> {
-  if (client instanceof ModelError) {
-    report?.({
-      model: "",
-      outcome: "skipped",
-      reason: client.message,
-      durationMs: 0,
-      attempts: 0,
-    });
-    return undefined;
-  }
   const started = performance.now();
   const model = client.endpoint.model;
   try {
@@ -62,4 +52,12 @@ export async function askModel<T>(
     });
     return undefined;
   }
+}
+
+/** Reports that a component had no model to ask (it then leaves the request alone). */
+export function reportSkipped(
+  error: ModelError,
+  report: ((call: ModelCallReport) => void) | undefined,
+): void {
+  report?.({ model: "", outcome: "skipped", reason: error.message, durationMs: 0, attempts: 0 });
 }

@@ -7,7 +7,7 @@ import type { OutputMemo } from "./output-memo.js";
 import type { ComponentReport, RevertReason, RunReport } from "./report.js";
 import { keepVerbatimId, reducedId } from "./sticky.js";
 import type { TokenCounter } from "./tokens.js";
-import type { Change, Component, ComponentContext } from "./types.js";
+import type { Change, Component, ComponentContext, IncomingRequest } from "./types.js";
 
 export type Registry = { readonly [N in ComponentName]?: Component<N> };
 
@@ -28,6 +28,8 @@ export interface RunRequest {
   /** The session's sticky set (§7). */
   readonly sticky: ReadonlySet<string>;
   readonly signal: AbortSignal;
+  /** The request's own model and credentials, for LLM-backed components (`source: incoming`). */
+  readonly incoming?: IncomingRequest | undefined;
 }
 
 export interface RunResult {
@@ -115,7 +117,7 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
         !isProtected(index) &&
         (trigger.min_output_tokens === 0 || deps.tokens.atLeast(text, trigger.min_output_tokens)),
     );
-    const context = componentContext(deps, request, name, mode, current, eligible, pending);
+    const context = componentContext(deps, request, entry, mode, current, eligible, pending);
     try {
       const changes = await collectChanges(
         deps,
@@ -190,7 +192,7 @@ export function effectiveMode(mode: MarkerMode, persists: boolean): MarkerMode {
 function componentContext(
   deps: PipelineDeps,
   request: RunRequest,
-  name: ComponentName,
+  entry: ComponentReport,
   mode: MarkerMode,
   current: readonly string[],
   eligible: readonly boolean[],
@@ -216,8 +218,13 @@ function componentContext(
     },
     tokens: (text) => deps.tokens.count(text),
     atLeastTokens: (text, limit) => deps.tokens.atLeast(text, limit),
-    wasReduced: (text) => sticky.has(reducedId(name, deps.hash(text))),
+    wasReduced: (text) => sticky.has(reducedId(entry.name, deps.hash(text))),
     signal: request.signal,
+    ...(request.incoming ? { incoming: request.incoming } : {}),
+    reportModelCall(call) {
+      entry.modelCalls ??= [];
+      entry.modelCalls.push(call);
+    },
   };
 }
 

@@ -189,10 +189,13 @@ describe("model client", () => {
   });
 
   it("times out a model that never answers", async () => {
-    model.reply({ hang: true });
+    // A server of its own: the abandoned request may still land after the test.
+    const own = await ScriptedModel.start();
+    own.script(() => ({ hang: true }));
     const error = await failure(
-      client({ base_url: model.openaiUrl, timeout_ms: 50 }).complete(prompt, signal),
+      client({ base_url: own.openaiUrl, timeout_ms: 50 }).complete(prompt, signal),
     );
+    await own.close();
     expect(error).toBeInstanceOf(ModelTimeoutError);
     expect((error as Error).message).toBe("no model answer within 50 ms");
   });
