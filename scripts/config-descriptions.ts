@@ -1,0 +1,84 @@
+/** What each setting does, keyed as the configuration table shows it. */
+export const descriptions: Readonly<Record<string, string>> = {
+  preset:
+    "Named pipeline: `off`, `safe`, `balanced`, `agent`, `aggressive`, `summarize`, `llmd-toon`.",
+  pipeline: "Explicit component list; wins over `preset`. An unknown name stops start-up.",
+  marker_mode:
+    "How offloaders mark what they dropped: `full` (`<<cg:HASH>>`, stashed), `summary` (`⟪cg⟫`), `off` (nothing). `full` without a persisting store acts as `off`.",
+  "components.<name>.marker_mode": "Overrides `marker_mode` for one component.",
+  "components.<name>.trigger.min_request_tokens":
+    "Run the component only when the request has at least this many message tokens (0: always).",
+  "components.<name>.trigger.min_messages":
+    "Run the component only when the request has at least this many messages (0: always).",
+  "components.<name>.trigger.min_output_tokens":
+    "Consider only tool outputs of at least this many tokens (0: all).",
+  "components.{format,toon,textclean,linecap}.min_tokens":
+    "Outputs below this many tokens are left alone.",
+  "components.mask.keep_recent": "The newest tool outputs kept verbatim; older ones are masked.",
+  "components.{mask,dedup,failed_run,cmdfilter}.min_tokens":
+    "Outputs below this many tokens are left alone.",
+  "components.collapse.max_tokens": "Outputs over this many tokens are collapsed.",
+  "components.collapse.head_lines": "Lines kept from the start of a collapsed output.",
+  "components.collapse.tail_lines": "Lines kept from the end of a collapsed output.",
+  "components.smartcrush.min_items": "JSON arrays with fewer items are left alone.",
+  "components.smartcrush.keep_first": "Items kept from the start of the array.",
+  "components.smartcrush.keep_last": "Items kept from the end of the array.",
+  "components.smartcrush.min_tokens": "Outputs below this many tokens are left alone.",
+  "components.extract.min_tokens": "Outputs below this many tokens are left alone.",
+  "components.linecap.max_line_chars": "Longer lines are cut in the middle (`...[cut]...`).",
+  "components.{summarize,extract_llm}.model.source":
+    "`configured`: the model below; `incoming`: the request's own provider, model and credentials.",
+  "components.{summarize,extract_llm}.model.provider": "API shape of the cheap model.",
+  "components.{summarize,extract_llm}.model.base_url": "Base URL of the cheap model's API.",
+  "components.{summarize,extract_llm}.model.model": "Model name sent to the cheap model.",
+  "components.{summarize,extract_llm}.model.api_key":
+    "Key for the cheap model (prefer `api_key_env`).",
+  "components.{summarize,extract_llm}.model.api_key_env":
+    "Environment variable holding the cheap model's key.",
+  "components.{summarize,extract_llm}.model.auth_style":
+    "How the key is sent; default by provider (OpenAI `bearer`, Anthropic `x-api-key`).",
+  "components.{summarize,extract_llm}.model.timeout_ms":
+    "Deadline for one model call; past it the component no-ops.",
+  "components.{summarize,extract_llm}.model.max_concurrency":
+    "Concurrent calls to one model endpoint.",
+  "components.{summarize,extract_llm}.model.max_retries": "Retries of a failed model call.",
+  "components.summarize.keep_last": "Trailing turns kept verbatim after the summary.",
+  "components.summarize.level": "Summary length.",
+  "components.summarize.resummarize_tokens":
+    "Grown past this many tokens since the last summary, the middle is summarised again.",
+  "components.extract_llm.min_tokens": "Outputs below this many tokens are left alone.",
+  "store.enabled":
+    "Keep originals so markers can be resolved. `false` is clean mode: nothing stored, no expand tool.",
+  "store.backend": "`memory` (per process) or `redis` (shared by replicas).",
+  "store.ttl_seconds": "How long an original is kept; every read slides it.",
+  "store.max_entries": "Memory store: most originals held (LRU beyond).",
+  "store.max_sessions": "Memory store: most sessions whose sticky decisions are remembered.",
+  "store.max_bytes": "Memory store: most bytes of originals held (LRU beyond).",
+  "store.max_entry_bytes": "A larger original is not stashed; its content stays verbatim.",
+  "store.max_sticky_ids": "Reduced ids remembered per session (keeps output byte-stable).",
+  "store.timeout_ms": "Deadline for one store call; past it the offload is reverted.",
+  "store.hash_key":
+    "When set, marker ids are HMAC-SHA-256 under this key, so clients cannot probe the store.",
+  "store.redis.url": "Redis connection URL.",
+  "store.redis.key_prefix": "Prefix of every Redis key the service writes.",
+  inject_expand:
+    "Inject the `context_guru_expand` tool: `auto` (when the request has tools, carries markers and the store persists), `always`, `never`.",
+  "upstream.openai.base_url": "OpenAI-compatible upstream of `POST /v1/chat/completions`.",
+  "upstream.openai.api_key": "Gateway key sent upstream instead of the client's credentials.",
+  "upstream.anthropic.base_url": "Anthropic-compatible upstream of `POST /v1/messages`.",
+  "upstream.anthropic.api_key": "Gateway key sent upstream instead of the client's credentials.",
+  "upstream.connect_timeout_ms": "Deadline for connecting to an upstream.",
+  "upstream.first_byte_timeout_ms":
+    "Deadline for an upstream's response headers (`504` past it); streams have no overall limit.",
+  "upstream.max_expand_rounds": "Upstream re-invocations the expand loop may make per request.",
+  "limits.body_bytes": "Largest request body; over it `413`.",
+  "limits.compact_timeout_ms": "Deadline for one compaction; past it the original body is used.",
+  "limits.header_timeout_ms": "Deadline for a client to send its request headers.",
+  "limits.max_header_bytes": "Largest request header block.",
+  "auth.token": "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set.",
+  "server.port": "Listening port.",
+  "server.host": "Listening address.",
+  "server.shutdown_timeout_ms":
+    "After SIGTERM: readiness turns false and in-flight requests drain for at most this long.",
+  "log.level": "Log level of the JSON logs (one line per request at `info`).",
+};
