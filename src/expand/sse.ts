@@ -18,11 +18,13 @@ export class SseParser {
     let text = chunk;
     if (this.#skipLineFeed && text.startsWith("\n")) text = text.slice(1);
     this.#skipLineFeed = false;
+    // What is left from earlier chunks holds no line end: search only the new text.
+    const searched = this.#buffer.length;
     this.#buffer += text;
     const events: SseEvent[] = [];
     let start = 0;
     for (;;) {
-      const lineEnd = nextLineEnd(this.#buffer, start);
+      const lineEnd = nextLineEnd(this.#buffer, Math.max(start, searched));
       if (lineEnd < 0) break;
       const line = this.#buffer.slice(start, lineEnd);
       if (this.#buffer.charCodeAt(lineEnd) === 13 /* \r */) {

@@ -2,6 +2,7 @@ import { continuationRequest } from "../expand/continuation.js";
 import { classifyCalls } from "../expand/turn.js";
 import type { Store } from "../store/types.js";
 import type { UpstreamClient } from "../upstream/client.js";
+import { ClientGoneError } from "../upstream/errors.js";
 import type { Provider } from "../wire/types.js";
 import type { BailReason, ProxyEvents } from "./events.js";
 import { resolveCalls } from "./resolve.js";
@@ -49,6 +50,7 @@ export async function runExpandLoop(
       signal: context.signal,
     });
     const round = await readRound(context.provider, upstream);
+    if (context.signal.aborted) throw new ClientGoneError();
     const next = await continuation(context, text, round, rounds);
     if ("bail" in next) {
       if (next.bail !== undefined) context.events.onBail?.(next.bail);
