@@ -2,6 +2,7 @@ import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
 import { injectExpandTool } from "./expand/inject.js";
 import { contentHasher } from "./expand/markers.js";
+import { memoiseHash } from "./pipeline/hash-memo.js";
 import { OutputMemo } from "./pipeline/output-memo.js";
 import type { RunReport } from "./pipeline/report.js";
 import { type Registry, runPipeline } from "./pipeline/run.js";
@@ -60,7 +61,7 @@ export class Compactor {
   readonly #hash: (text: string) => string;
 
   constructor(private readonly deps: CompactorDeps) {
-    this.#hash = contentHasher(deps.config.store.hash_key);
+    this.#hash = memoiseHash(contentHasher(deps.config.store.hash_key));
   }
 
   get hash(): (text: string) => string {
@@ -124,13 +125,14 @@ export class Compactor {
       const span = transcript.outputSpans[index];
       if (!output || !span || next === output.text) continue;
       // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
+      // Most literals are spelled as JSON.stringify writes them: then they agree without a parse.
       const raw = text.slice(span.start, span.end);
-      if (JSON.parse(raw) !== output.text) {
-        return unchanged(text, provider, session, "ambiguous_keys");
-      }
-      // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`, `\/`)
-      // is kept as written, so /rehydrate gives back the exact bytes.
       if (raw !== JSON.stringify(output.text)) {
+        if (JSON.parse(raw) !== output.text) {
+          return unchanged(text, provider, session, "ambiguous_keys");
+        }
+        // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
+        // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
         spellings.push({ key: `sp:${this.#hash(output.text)}`, value: raw });
       }
       edits.push({ span, raw: JSON.stringify(next) });
