@@ -1,4 +1,6 @@
 import { createApp } from "../src/app.js";
+import { Compactor } from "../src/compactor.js";
+import { components } from "../src/components/registry.js";
 import { parseConfig } from "../src/config/load.js";
 import type { ConfigInput } from "../src/config/schema.js";
 import { createStore } from "../src/store/create.js";
@@ -21,20 +23,40 @@ export interface CompactCall {
   readonly text: string;
 }
 
-/** A fresh service (own store, token memo and output memo) that answers POST /compact in-process. */
+/**
+ * A fresh service (own store, token memo and output memo) that answers POST /compact in-process,
+ * and beside it a bare Compactor with its own store and memos: the same work without HTTP.
+ */
 export class BenchApp {
   readonly #app: ReturnType<typeof createApp>;
+  readonly #core: Compactor;
 
   constructor(mode: Mode, preset: string | undefined) {
     const config = parseConfig(modeConfig(mode, preset));
     this.#app = createApp({ config, store: createStore(config.store) });
+    this.#core = new Compactor({ config, store: createStore(config.store), registry: components });
   }
 
-  async compact(body: string, session?: string): Promise<CompactCall> {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (session !== undefined) headers["x-context-guru-session"] = session;
+  /** The Compactor alone: parse, scan, pipeline, stash, write back. */
+  async compactCore(body: string): Promise<Elapsed> {
     const stop = startClock();
-    const response = await this.#app.request("/compact", { method: "POST", body, headers });
+    await this.#core.compact(body);
+    return stop();
+  }
+
+  /**
+   * POST /compact as a client sends it (with content-length). The clock covers the service's
+   * side: from a built request to the response body read back, not the client building it.
+   */
+  async compact(body: string, session?: string): Promise<CompactCall> {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body)),
+    };
+    if (session !== undefined) headers["x-context-guru-session"] = session;
+    const request = new Request("http://localhost/compact", { method: "POST", body, headers });
+    const stop = startClock();
+    const response = await this.#app.request(request);
     const text = await response.text();
     const elapsed = stop();
     if (response.status !== 200) throw new Error(`POST /compact answered ${response.status}`);

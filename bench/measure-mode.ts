@@ -26,8 +26,12 @@ export interface BodyResult {
   readonly name: string;
   readonly bytes: number;
   readonly floor: Elapsed;
+  /** POST /compact through the app. */
   readonly cold: Elapsed;
   readonly warm: Elapsed;
+  /** The Compactor alone, without HTTP. */
+  readonly coldCore: Elapsed;
+  readonly warmCore: Elapsed;
   readonly tokensBefore: number;
   readonly tokensAfter: number;
 }
@@ -48,6 +52,8 @@ export interface ModeResult {
   readonly preset: string;
   readonly cold: PassSummary;
   readonly warm: PassSummary;
+  readonly coldCore: PassSummary;
+  readonly warmCore: PassSummary;
   /** Message tokens over every body, and over the final checkpoint of each session. */
   readonly savings: { readonly all: Savings; readonly final: Savings };
   readonly cache: CacheFriendliness;
@@ -71,6 +77,7 @@ export async function measureMode(
   for (const item of bodies) await warmup.compact(item.body);
 
   const coldSamples = bodies.map((): Elapsed[] => []);
+  const coldCoreSamples = bodies.map((): Elapsed[] => []);
   const tokens = new Map<string, { before: number; after: number }>();
   let app = warmup;
   for (let pass = 0; pass < options.coldPasses; pass++) {
@@ -78,16 +85,21 @@ export async function measureMode(
     for (const [index, item] of bodies.entries()) {
       const call = await app.compact(item.body);
       coldSamples[index]?.push(call.elapsed);
+      coldCoreSamples[index]?.push(await app.compactCore(item.body));
       tokens.set(item.name, { before: call.tokensBefore, after: call.tokensAfter });
     }
   }
   const warm: Elapsed[] = [];
+  const warmCore: Elapsed[] = [];
   for (const item of bodies) {
     const samples: Elapsed[] = [];
+    const coreSamples: Elapsed[] = [];
     for (let run = 0; run < options.warmRuns; run++) {
       samples.push((await app.compact(item.body)).elapsed);
+      coreSamples.push(await app.compactCore(item.body));
     }
     warm.push(medians(samples));
+    warmCore.push(medians(coreSamples));
   }
 
   const results: BodyResult[] = bodies.map((item, index) => {
@@ -98,6 +110,8 @@ export async function measureMode(
       floor: floors[index] as Elapsed,
       cold: medians(coldSamples[index] as Elapsed[]),
       warm: warm[index] as Elapsed,
+      coldCore: medians(coldCoreSamples[index] as Elapsed[]),
+      warmCore: warmCore[index] as Elapsed,
       tokensBefore: count.before,
       tokensAfter: count.after,
     };
@@ -110,6 +124,8 @@ export async function measureMode(
     preset: preset ?? "agent",
     cold: summarise(results, (result) => result.cold),
     warm: summarise(results, (result) => result.warm),
+    coldCore: summarise(results, (result) => result.coldCore),
+    warmCore: summarise(results, (result) => result.warmCore),
     savings: {
       all: tokenSavings(counts(bodies)),
       final: tokenSavings(counts(finalCheckpoints(bodies))),

@@ -1,4 +1,4 @@
-import type { ModeResult } from "./measure-mode.js";
+import type { ModeResult, PassSummary } from "./measure-mode.js";
 import type { Savings } from "./metrics.js";
 
 const percent = (share: number | null) => (share === null ? "n/a" : `${(share * 100).toFixed(1)}%`);
@@ -18,6 +18,17 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join(
     "\n",
   );
+}
+
+function passRow(label: string, pass: PassSummary): string[] {
+  return [
+    label,
+    ratio(pass.medianRatio),
+    ratio(pass.totalRatio),
+    ms(pass.medianMs),
+    ms(pass.totalMs),
+    ms(pass.medianWallMs),
+  ];
 }
 
 function savings(label: string, value: Savings): string[] {
@@ -69,22 +80,10 @@ export function renderReport(results: readonly ModeResult[], verbose: boolean): 
           "median wall ms",
         ],
         [
-          [
-            "cold",
-            ratio(result.cold.medianRatio),
-            ratio(result.cold.totalRatio),
-            ms(result.cold.medianMs),
-            ms(result.cold.totalMs),
-            ms(result.cold.medianWallMs),
-          ],
-          [
-            "warm",
-            ratio(result.warm.medianRatio),
-            ratio(result.warm.totalRatio),
-            ms(result.warm.medianMs),
-            ms(result.warm.totalMs),
-            ms(result.warm.medianWallMs),
-          ],
+          passRow("cold, POST /compact", result.cold),
+          passRow("cold, Compactor only", result.coldCore),
+          passRow("warm, POST /compact", result.warm),
+          passRow("warm, Compactor only", result.warmCore),
         ],
       ),
       "",

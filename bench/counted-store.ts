@@ -1,0 +1,38 @@
+import type { StashEntry, Store } from "../src/store/types.js";
+
+/** Calls made to a store, by operation. */
+export interface StoreCalls {
+  sticky: number;
+  put: number;
+  addSticky: number;
+  get: number;
+}
+
+export const noCalls = (): StoreCalls => ({ sticky: 0, put: 0, addSticky: 0, get: 0 });
+
+/** The same store, counting each call into `calls` (results and errors pass through). */
+export function countedStore(store: Store, calls: StoreCalls): Store {
+  return {
+    backend: store.backend,
+    persists: store.persists,
+    put: (session: string, entries: readonly StashEntry[], ...rest: unknown[]) => {
+      calls.put++;
+      return (store.put as (...args: unknown[]) => Promise<void>)(session, entries, ...rest);
+    },
+    get: (session, key) => {
+      calls.get++;
+      return store.get(session, key);
+    },
+    sticky: (session) => {
+      calls.sticky++;
+      return store.sticky(session);
+    },
+    addSticky: (session, ids) => {
+      calls.addSticky++;
+      return store.addSticky(session, ids);
+    },
+    ready: () => store.ready(),
+    stats: () => store.stats(),
+    close: () => store.close(),
+  };
+}
