@@ -147,16 +147,17 @@ export class Compactor {
       report: run.report,
     };
     if (edits.length === 0) return this.#withExpandTool(unchangedResult);
+    const reduced = store.persists ? run.reduced : [];
     if (run.stashes.length > 0) {
       try {
-        await store.put(session, [...run.stashes, ...spellings]);
+        // Stashes and sticky ids in one acknowledged write (one round trip on Redis).
+        await store.put(session, [...run.stashes, ...spellings], { sticky: reduced });
       } catch (error) {
         run.report.stashFailure = error instanceof Error ? error.message : String(error);
         return unchangedResult;
       }
-    }
-    if (store.persists && run.reduced.length > 0) {
-      await store.addSticky(session, run.reduced).catch(() => undefined);
+    } else if (reduced.length > 0) {
+      await store.addSticky(session, reduced).catch(() => undefined);
     }
     return this.#withExpandTool({
       ...base,

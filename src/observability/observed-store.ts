@@ -14,7 +14,7 @@ export function observedStore(store: Store, metrics: Pick<Metrics, "storeError">
   return {
     backend: store.backend,
     persists: store.persists,
-    put: (session, entries) => counted("put", () => store.put(session, entries)),
+    put: (session, entries, options) => counted("put", () => store.put(session, entries, options)),
     get: (session, key) => counted("get", () => store.get(session, key)),
     sticky: (session) => counted("sticky", () => store.sticky(session)),
     addSticky: (session, ids) => counted("add_sticky", () => store.addSticky(session, ids)),

@@ -1,5 +1,5 @@
 import { StoreTimeoutError } from "../errors/store-error.js";
-import type { StashEntry, Store, StoreStats } from "./types.js";
+import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
 /**
  * Bounds every call of `store` by `timeoutMs` (`store.timeout_ms`): a call that has not settled
@@ -13,8 +13,8 @@ export function withDeadline(store: Store, timeoutMs: number): Store {
   return {
     backend: store.backend,
     persists: store.persists,
-    put: (session: string, entries: readonly StashEntry[]) =>
-      bound("put", () => store.put(session, entries)),
+    put: (session: string, entries: readonly StashEntry[], options?: PutOptions) =>
+      bound("put", () => store.put(session, entries, options)),
     get: (session: string, key: string) => bound("get", () => store.get(session, key)),
     sticky: (session: string) => bound("sticky", () => store.sticky(session)),
     addSticky: (session: string, ids: readonly string[]) =>

@@ -3,7 +3,7 @@ import type { StoreConfig } from "../config/schema.js";
 import { StoreCapacityError } from "../errors/store-error.js";
 import { checkPut, valueBytes } from "./entry-size.js";
 import { addNewest } from "./sticky-order.js";
-import type { StashEntry, Store, StoreStats } from "./types.js";
+import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
 /** A kept original and the sessions allowed to read it (oldest first, at most `max_sessions`). */
 interface Kept {
@@ -50,7 +50,7 @@ export class MemoryStore implements Store {
     this.#sticky = new LRUCache<string, Set<string>>({ ...timing, max: config.max_sessions });
   }
 
-  async put(session: string, entries: readonly StashEntry[]): Promise<void> {
+  async put(session: string, entries: readonly StashEntry[], options?: PutOptions): Promise<void> {
     if (entries.length > this.#config.max_entries) {
       throw new StoreCapacityError(
         `${entries.length} entries in one put, more than store.max_entries`,
@@ -71,6 +71,7 @@ export class MemoryStore implements Store {
     if (lost) {
       throw new StoreCapacityError(`entry ${lost.key} did not fit within store.max_bytes`);
     }
+    await this.addSticky(session, options?.sticky ?? []);
   }
 
   async get(session: string, key: string): Promise<string | undefined> {

@@ -1,4 +1,4 @@
-import type { StashEntry, Store, StoreStats } from "./types.js";
+import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
 /**
  * The store when `store.enabled` is false: keeps nothing and says so (`persists` false), so the
@@ -8,7 +8,11 @@ export class NopStore implements Store {
   readonly backend = "nop";
   readonly persists = false;
 
-  async put(_session: string, _entries: readonly StashEntry[]): Promise<void> {}
+  async put(
+    _session: string,
+    _entries: readonly StashEntry[],
+    _options?: PutOptions,
+  ): Promise<void> {}
 
   async get(_session: string, _key: string): Promise<string | undefined> {
     return undefined;

@@ -3,7 +3,7 @@ import type { StoreConfig } from "../config/schema.js";
 import { StoreUnavailableError } from "../errors/store-error.js";
 import { checkPut } from "./entry-size.js";
 import { ADD_STICKY_LUA, GET_OWNED_LUA, ownerField, redisKeys, VALUE_FIELD } from "./redis-keys.js";
-import type { StashEntry, Store, StoreStats } from "./types.js";
+import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
 export interface RedisStoreOptions {
   /** Connection problems, reported as they happen (the client reconnects by itself). */
@@ -22,9 +22,10 @@ const READY_CACHE_MS = 1_000;
 
 /**
  * The shared store (§7) on Redis through ioredis, with the memory store's semantics across
- * replicas. Every call is one round trip: a put is one MULTI/EXEC of all its entries, so it is
- * acknowledged whole or not at all. Commands fail fast while Redis is unreachable (no offline
- * queue) and the client reconnects with capped backoff; readiness follows the connection.
+ * replicas. Every call is one round trip: a put is one MULTI/EXEC of all its entries and its
+ * sticky ids, so it is acknowledged whole or not at all. Commands fail fast while Redis is
+ * unreachable (no offline queue) and the client reconnects with capped backoff; readiness
+ * follows the connection.
  */
 export class RedisStore implements Store {
   readonly backend = "redis";
@@ -58,14 +59,21 @@ export class RedisStore implements Store {
     this.redis.on("close", forget);
   }
 
-  async put(session: string, entries: readonly StashEntry[]): Promise<void> {
+  async put(session: string, entries: readonly StashEntry[], options?: PutOptions): Promise<void> {
     checkPut(entries, { maxEntryBytes: this.#config.max_entry_bytes });
-    if (entries.length === 0) return;
+    const sticky = this.#newestSticky(options?.sticky ?? []);
+    if (entries.length === 0 && sticky.length === 0) return;
     const transaction = this.redis.multi();
     for (const { key, value } of entries) {
       const entryKey = this.#keys.entry(key);
       transaction.hset(entryKey, VALUE_FIELD, value, ownerField(session), "1");
       transaction.pexpire(entryKey, this.#ttlMs);
+    }
+    if (sticky.length > 0) {
+      // The sticky ids ride in the same MULTI/EXEC: one round trip for the whole request. EVAL
+      // with the script text (Redis caches it compiled) rather than EVALSHA: inside a
+      // transaction a NOSCRIPT after SCRIPT FLUSH or a failover could not be retried.
+      transaction.eval(ADD_STICKY_LUA, 1, ...this.#addStickyArgs(session, sticky));
     }
     await this.#exec("put", transaction.exec());
   }
@@ -84,12 +92,20 @@ export class RedisStore implements Store {
   }
 
   async addSticky(session: string, ids: readonly string[]): Promise<void> {
-    const cap = this.#config.max_sticky_ids;
-    const newest = [...new Set(ids)].slice(-cap);
+    const newest = this.#newestSticky(ids);
     if (newest.length === 0) return;
-    const key = this.#keys.sticky(session);
-    const ttl = String(this.#ttlMs);
-    await this.#call("addSticky", this.#scripts.cgAddSticky(key, String(cap), ttl, ...newest));
+    const args = this.#addStickyArgs(session, newest);
+    await this.#call("addSticky", this.#scripts.cgAddSticky(...args));
+  }
+
+  /** The ids that survive the cap, oldest first, each once. */
+  #newestSticky(ids: readonly string[]): string[] {
+    return [...new Set(ids)].slice(-this.#config.max_sticky_ids);
+  }
+
+  #addStickyArgs(session: string, ids: readonly string[]): Parameters<Scripts["cgAddSticky"]> {
+    const cap = String(this.#config.max_sticky_ids);
+    return [this.#keys.sticky(session), cap, String(this.#ttlMs), ...ids];
   }
 
   get #scripts(): Scripts {

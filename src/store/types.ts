@@ -4,6 +4,12 @@ export interface StashEntry {
   readonly value: string;
 }
 
+/** What else a put records, in the same acknowledged write as its entries. */
+export interface PutOptions {
+  /** Ids to add to the session's sticky set, exactly as `addSticky` would. */
+  readonly sticky?: readonly string[];
+}
+
 export interface StoreStats {
   readonly entries: number;
   readonly bytes: number;
@@ -18,10 +24,11 @@ export interface Store {
   /** False for the nop store: nothing put is ever returned, so markers must not be written. */
   readonly persists: boolean;
   /**
-   * Keeps every entry and records `session` as an owner of each key. Resolves only once all
-   * entries are acknowledged; rejects if any could not be kept (the caller then reverts).
+   * Keeps every entry and records `session` as an owner of each key, and adds
+   * `options.sticky` to the session's sticky set. Resolves only once all of it is acknowledged;
+   * rejects if any of it could not be kept (the caller then reverts). One round trip on Redis.
    */
-  put(session: string, entries: readonly StashEntry[]): Promise<void>;
+  put(session: string, entries: readonly StashEntry[], options?: PutOptions): Promise<void>;
   /** The value under `key` if `session` owns it and it has not expired; a read slides the TTL. */
   get(session: string, key: string): Promise<string | undefined>;
   /** The ids a session has already reduced (kept so output stays byte-stable across turns). */

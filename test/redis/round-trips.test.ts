@@ -1,0 +1,67 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app.js";
+import { parseConfig } from "../../src/config/load.js";
+import { withDeadline } from "../../src/store/deadline.js";
+import { RedisStore } from "../../src/store/redis.js";
+import { openaiBody } from "../support/bodies.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { generatedOutputs, redisSuiteSkipped } from "./replicas.js";
+
+const skipped = redisSuiteSkipped("the Redis round-trip tests");
+
+describe.skipIf(skipped)("store round trips of one /compact on Redis", () => {
+  let server: RedisServer;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await server?.close();
+  });
+
+  it("reads the sticky set, then writes stashes and sticky ids in one MULTI/EXEC: two writes", async () => {
+    const config = parseConfig({ store: { backend: "redis", redis: { url: server.url } } });
+    const redis = new RedisStore(config.store, { onError: () => undefined });
+    await vi.waitFor(async () => expect(await redis.ready()).toBe(true), { timeout: 5_000 });
+    const app = createApp({ config, store: withDeadline(redis, config.store.timeout_ms) });
+
+    const monitor = await admin.duplicate().monitor();
+    const seen: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      const name = args[0]?.toLowerCase() ?? "";
+      // Commands run by the sticky script itself are reported with source "lua".
+      if (source !== "lua" && !["ping", "monitor"].includes(name)) seen.push(name);
+    });
+    const write = vi.spyOn(redis.redis.stream, "write");
+    const response = await app.request("/compact", {
+      method: "POST",
+      body: openaiBody(generatedOutputs("trips")),
+      headers: { "x-context-guru-session": "trips" },
+    });
+    await response.text();
+    const writes = write.mock.calls.length;
+    await vi.waitFor(() => expect(seen.filter((name) => name === "exec")).toHaveLength(2));
+    const commands = [...seen];
+    monitor.disconnect();
+    const sticky = await redis.sticky("trips");
+    await redis.close();
+
+    const stashed = commands.filter((name) => name === "hset").length;
+    expect({ writes, commands, sticky: sticky.size > 0 }).toEqual({
+      writes: 2,
+      commands: [
+        ...["multi", "zrange", "pexpire", "exec"],
+        "multi",
+        ...Array.from({ length: stashed }, () => ["hset", "pexpire"]).flat(),
+        "eval",
+        "exec",
+      ],
+      sticky: true,
+    });
+    expect(stashed).toBeGreaterThan(0);
+  });
+});
