@@ -12,6 +12,8 @@ import type { StashEntry, Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
 import { scanBody } from "./wire/json-scan.js";
+import { messagesView } from "./wire/message-views.js";
+import { messageElement, replaceMessagesEdit } from "./wire/replace-messages.js";
 import { readTranscript } from "./wire/transcript.js";
 import type { Provider } from "./wire/types.js";
 
@@ -24,6 +26,8 @@ export interface CompactOptions {
   /** Named preset instead of the configured pipeline (`?preset=`). */
   preset?: string | undefined;
   signal?: AbortSignal;
+  /** The request's own model and credentials, for LLM-backed components with `source: incoming`. */
+  incoming?: { model?: string; headers?: Record<string, string> } | undefined;
 }
 
 /** Why a body went back unchanged without running the pipeline. */
@@ -114,6 +118,14 @@ export class Compactor {
         persists: store.persists,
         sticky,
         signal: options.signal ?? new AbortController().signal,
+        incoming: {
+          provider,
+          model:
+            options.incoming?.model ?? (typeof body.model === "string" ? body.model : undefined),
+          headers: options.incoming?.headers ?? {},
+          baseUrl: config.upstream[provider].base_url,
+        },
+        messages: () => messagesView(provider, messages, scan, text),
       },
     );
 
@@ -137,6 +149,15 @@ export class Compactor {
       }
       edits.push({ span, raw: JSON.stringify(next) });
       saved += this.#tokens.count(output.text) - this.#tokens.count(next);
+    }
+    if (run.replacement) {
+      // Outputs inside the replaced messages were left as received, so no edit overlaps this one.
+      const { from, to, role, message } = run.replacement;
+      const edit = replaceMessagesEdit(scan, from, to, messageElement(provider, role, message));
+      if (edit) {
+        edits.push(edit);
+        saved += run.replacement.tokensBefore - run.replacement.tokensAfter;
+      }
     }
     const unchangedResult: CompactResult = {
       ...base,

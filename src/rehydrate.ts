@@ -1,16 +1,17 @@
-import { markerIds } from "./expand/markers.js";
+import { carriesMarker, markerIds } from "./expand/markers.js";
 import { removeExpandTool } from "./expand/uninject.js";
 import { sessionKey } from "./session/key.js";
 import type { Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
-import { scanBody } from "./wire/json-scan.js";
+import { type BodyScan, scanBody } from "./wire/json-scan.js";
+import { elementText } from "./wire/replace-messages.js";
 import { type ContentString, readTranscript } from "./wire/transcript.js";
 
 export interface RehydrateResult {
   readonly text: string;
   readonly session: string;
-  /** Strings restored to their originals. */
+  /** Strings, and summary messages, restored to their originals. */
   readonly restored: number;
   /** Marker ids left in place because the store no longer has them (or the session does not own them). */
   readonly unresolved: number;
@@ -46,14 +47,20 @@ export async function rehydrate(
   const provider = resolveProvider(options.provider ?? "auto", body);
   const transcript = readTranscript(provider, body.messages, scan);
   const lookup = (key: string) => store.get(session, key);
-  const outcomes = await Promise.all(transcript.strings.map((item) => restore(item, lookup, hash)));
-  const edits: Edit[] = [];
+  const edits = await restoreMessages(body.messages, scan, lookup, hash);
+  const replaced = new Set(edits.map((edit) => edit.messageIndex));
+  const strings = transcript.strings.filter((item) => !replaced.has(item.messageIndex));
+  const outcomes = await Promise.all(strings.map((item) => restore(item, lookup, hash)));
   let unresolved = 0;
   for (const [index, outcome] of outcomes.entries()) {
-    const item = transcript.strings[index] as ContentString;
+    const item = strings[index] as ContentString;
     unresolved += outcome.unresolved;
     if (outcome.text !== undefined && outcome.text !== item.text) {
-      edits.push({ span: item.span, raw: await spelling(outcome.text, lookup, hash) });
+      edits.push({
+        span: item.span,
+        raw: await spelling(outcome.text, lookup, hash),
+        messageIndex: item.messageIndex,
+      });
     }
   }
   return {
@@ -62,6 +69,41 @@ export async function rehydrate(
     restored: edits.length,
     unresolved,
   };
+}
+
+/**
+ * Summary messages (§5 summarize) come back as the exact raw JSON of the messages they replaced:
+ * a message whose only text carries a marker and has a `msg:` record (hash of that text → the
+ * marker id) is swapped for the raw span stashed under the id.
+ */
+async function restoreMessages(
+  messages: readonly unknown[],
+  scan: BodyScan,
+  lookup: (key: string) => Promise<string | undefined>,
+  hash: (text: string) => string,
+): Promise<(Edit & { messageIndex: number })[]> {
+  const found = await Promise.all(
+    messages.map(async (message, messageIndex) => {
+      const text = elementText(message);
+      const span = scan.messages[messageIndex];
+      if (text === undefined || !span || !carriesMarker(text)) return undefined;
+      const id = await lookup(`msg:${hash(text)}`);
+      if (id === undefined || !markerIds(text).includes(id)) return undefined;
+      const raw = await lookup(id);
+      if (raw === undefined || !isMessageRun(raw)) return undefined;
+      return { span, raw, messageIndex };
+    }),
+  );
+  return found.filter((edit) => edit !== undefined);
+}
+
+function isMessageRun(raw: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(`[${raw}]`);
+    return Array.isArray(parsed) && parsed.every(isRecord);
+  } catch {
+    return false;
+  }
 }
 
 async function restore(

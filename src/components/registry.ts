@@ -10,6 +10,7 @@ import { format } from "./format.js";
 import { linecap } from "./linecap.js";
 import { mask } from "./mask.js";
 import { smartcrush } from "./smartcrush.js";
+import { summarize } from "./summarize.js";
 import { textclean } from "./textclean.js";
 import { toon } from "./toon.js";
 
@@ -26,6 +27,7 @@ export const components: { readonly [N in ComponentName]?: Component<N> } = {
   extract,
   linecap,
   cmdfilter,
+  summarize,
   extract_llm: extractLlm,
 };
 

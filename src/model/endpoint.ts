@@ -1,6 +1,7 @@
 import type { ModelConfig } from "../config/schema.js";
 import type { IncomingRequest } from "../pipeline/types.js";
 import type { Provider } from "../wire/types.js";
+import { credentialHeaders } from "./credential-headers.js";
 
 /** Where and how one model is called: everything a request needs, resolved from configuration. */
 export interface Endpoint {
@@ -18,7 +19,6 @@ const PATHS: Readonly<Record<Provider, string>> = {
   anthropic: "/v1/messages",
 };
 const ANTHROPIC_VERSION = "2023-06-01";
-const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "api-key", "anthropic-version"];
 
 export type EndpointResolution =
   | { readonly endpoint: Endpoint }
@@ -66,11 +66,9 @@ function incomingEndpoint(
   if (model === undefined || model === "") return { missing: "incoming model" };
   const headers: Record<string, string> = { ...baseHeaders(incoming.provider) };
   let credentials = 0;
-  for (const [name, value] of Object.entries(incoming.headers)) {
-    const lower = name.toLowerCase();
-    if (!CREDENTIAL_HEADERS.includes(lower)) continue;
-    headers[lower] = value;
-    if (lower !== "anthropic-version") credentials++;
+  for (const [name, value] of Object.entries(credentialHeaders(new Headers(incoming.headers)))) {
+    headers[name] = value;
+    if (name !== "anthropic-version") credentials++;
   }
   if (credentials === 0) return { missing: "incoming credentials" };
   return { endpoint: endpoint(incoming.provider, baseUrl, model, headers) };

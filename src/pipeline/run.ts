@@ -3,11 +3,19 @@ import { carriesMarker, EXPAND_HINT, markerFor, markerIds, SENTINEL } from "../e
 import type { StashEntry } from "../store/types.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { ToolOutput } from "../wire/types.js";
+import { type AcceptedReplacement, guardReplacement } from "./messages-step.js";
 import type { OutputMemo } from "./output-memo.js";
-import type { ComponentReport, RevertReason, RunReport } from "./report.js";
+import type { ComponentReport, RunReport } from "./report.js";
+import { Revert } from "./revert.js";
 import { keepVerbatimId, reducedId } from "./sticky.js";
 import type { TokenCounter } from "./tokens.js";
-import type { Change, Component, ComponentContext, IncomingRequest } from "./types.js";
+import type {
+  Change,
+  Component,
+  ComponentContext,
+  IncomingRequest,
+  MessagesView,
+} from "./types.js";
 
 export type Registry = { readonly [N in ComponentName]?: Component<N> };
 
@@ -30,6 +38,8 @@ export interface RunRequest {
   readonly signal: AbortSignal;
   /** The request's own model and credentials, for LLM-backed components (`source: incoming`). */
   readonly incoming?: IncomingRequest | undefined;
+  /** The request's messages, built on demand for messages-scoped components (summaries). */
+  readonly messages?: (() => MessagesView) | undefined;
 }
 
 export interface RunResult {
@@ -42,15 +52,8 @@ export interface RunResult {
   /** Full markers written. */
   readonly markers: number;
   readonly report: RunReport;
-}
-
-class Revert extends Error {
-  constructor(
-    readonly reason: RevertReason,
-    detail: string,
-  ) {
-    super(detail);
-  }
+  /** A run of whole messages replaced by one (its tool outputs keep their received text). */
+  readonly replacement?: AcceptedReplacement;
 }
 
 /**
@@ -70,6 +73,8 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
   const keepsSome = [...sticky].some((id) => id.startsWith("keep:"));
   let markers = 0;
   let requestTokens: number | undefined;
+  let replacement: AcceptedReplacement | undefined;
+  let view: MessagesView | undefined;
 
   const isProtected = (index: number): boolean => {
     const text = current[index] as string;
@@ -119,45 +124,84 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
     );
     const context = componentContext(deps, request, entry, mode, current, eligible, pending);
     try {
-      const changes = await collectChanges(
-        deps,
-        component,
-        options,
-        mode,
-        context,
-        eligible,
-        pending,
-      );
-      const kept = guardChanges(
-        deps,
-        component.kind,
-        mode,
-        changes,
-        current,
-        eligible,
-        pending,
-        entry,
-      );
-      for (const change of kept) {
-        const before = current[change.index] as string;
-        if (component.kind === "offload") {
-          offloaded[change.index] = true;
-          reduced.push(reducedId(name, deps.hash(before)));
-          if (mode === "full") {
-            for (const id of new Set(markerIds(change.text))) {
-              const original = pending.get(id);
-              if (original === undefined) continue;
-              stashes.set(id, original);
-              entry.keys.push(id);
-              markers++;
+      if (component.scope === "messages") {
+        if (replacement) throw new Revert("touched_protected_output", "messages already replaced");
+        view ??= request.messages?.();
+        if (!view) {
+          entry.gated = "unavailable";
+          continue;
+        }
+        // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+        const proposed = await component.reduce(options as any, context, view);
+        const guarded =
+          proposed &&
+          guardReplacement(
+            {
+              transcript,
+              view,
+              mode,
+              tokens: deps.tokens,
+              hash: deps.hash,
+              pending,
+              keepsVerbatim: (index) =>
+                keepsSome && sticky.has(keepVerbatimId(deps.hash(received[index] as string))),
+            },
+            proposed,
+            entry,
+          );
+        if (guarded) {
+          replacement = guarded.accepted;
+          for (const [key, value] of guarded.stashes) stashes.set(key, value);
+          if (mode === "full") markers++;
+          for (const output of transcript.outputs) {
+            if (output.messageIndex < replacement.from || output.messageIndex >= replacement.to) {
+              continue;
             }
-            const first = received[change.index] as string;
-            if (before !== first) stashes.set(`rf:${deps.hash(before)}`, first);
+            current[output.index] = received[output.index] as string;
+            offloaded[output.index] = true;
           }
         }
-        current[change.index] = change.text;
+      } else {
+        const changes = await collectChanges(
+          deps,
+          component,
+          options,
+          mode,
+          context,
+          eligible,
+          pending,
+        );
+        const kept = guardChanges(
+          deps,
+          component.kind,
+          mode,
+          changes,
+          current,
+          eligible,
+          pending,
+          entry,
+        );
+        for (const change of kept) {
+          const before = current[change.index] as string;
+          if (component.kind === "offload") {
+            offloaded[change.index] = true;
+            reduced.push(reducedId(name, deps.hash(before)));
+            if (mode === "full") {
+              for (const id of new Set(markerIds(change.text))) {
+                const original = pending.get(id);
+                if (original === undefined) continue;
+                stashes.set(id, original);
+                entry.keys.push(id);
+                markers++;
+              }
+              const first = received[change.index] as string;
+              if (before !== first) stashes.set(`rf:${deps.hash(before)}`, first);
+            }
+          }
+          current[change.index] = change.text;
+        }
+        entry.changed = kept.length;
       }
-      entry.changed = kept.length;
     } catch (error) {
       entry.reverted =
         error instanceof Revert
@@ -182,6 +226,7 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
     reduced,
     markers,
     report,
+    ...(replacement ? { replacement } : {}),
   };
 }
 
@@ -230,7 +275,7 @@ function componentContext(
 
 async function collectChanges(
   deps: PipelineDeps,
-  component: Component,
+  component: Exclude<Component, { scope: "messages" }>,
   options: Config["components"][ComponentName],
   mode: MarkerMode,
   context: ComponentContext,

@@ -82,6 +82,48 @@ export interface RequestComponent<N extends ComponentName> extends ComponentBase
   ): readonly Change[] | Promise<readonly Change[]>;
 }
 
+/** One message of the request as a messages-scoped component sees it. */
+export interface MessageView {
+  readonly index: number;
+  /** `role` as the message spells it ("" when it has none). */
+  readonly role: string;
+  /** What the model reads, rendered as text: content, tool calls as `call NAME(ARGS)`, results. */
+  readonly text: string;
+  /** Ids of the tool calls this message makes. */
+  readonly callIds: readonly string[];
+  /** Ids of the tool calls this message answers (OpenAI `tool_call_id`, Anthropic `tool_result`). */
+  readonly resultIds: readonly string[];
+}
+
+/** The request's messages, for components that change message structure. */
+export interface MessagesView {
+  readonly messages: readonly MessageView[];
+  /** The exact request text of messages[from..to): from the first one's `{` to the last one's `}`. */
+  raw(from: number, to: number): string;
+}
+
+/**
+ * messages[from..to) become one message with `role` and text `message`. In full mode `message`
+ * must carry the marker of `view.raw(from, to)`: the pipeline stashes that raw JSON under it.
+ */
+export interface MessagesReplacement {
+  readonly from: number;
+  readonly to: number;
+  readonly role: "user" | "assistant";
+  readonly message: string;
+}
+
+/** A component that replaces a run of whole messages (summaries). At most one per run applies. */
+export interface MessagesComponent<N extends ComponentName> extends ComponentBase<N> {
+  readonly scope: "messages";
+  reduce(
+    options: OptionsOf<N>,
+    context: ComponentContext,
+    view: MessagesView,
+  ): MessagesReplacement | undefined | Promise<MessagesReplacement | undefined>;
+}
+
 export type Component<N extends ComponentName = ComponentName> =
   | OutputComponent<N>
-  | RequestComponent<N>;
+  | RequestComponent<N>
+  | MessagesComponent<N>;

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Services } from "../app.js";
 import type { CompactResult } from "../compactor.js";
+import { credentialHeaders } from "../model/credential-headers.js";
 import { parseProviderChoice } from "../wire/detect.js";
 
 const JSON_TYPE = "application/json";
@@ -57,6 +58,7 @@ export function compactRoutes({ config, compactor, metrics }: Services): Hono {
               .filter(Boolean),
             preset: c.req.query("preset"),
             signal: abort.signal,
+            incoming: { headers: credentialHeaders(c.req.raw.headers) },
           }),
           deadline,
         ]);

@@ -1,0 +1,38 @@
+import type { Edit } from "./edit.js";
+import type { BodyScan } from "./json-scan.js";
+import type { Provider } from "./types.js";
+
+/** One message with `role` and text content, as JSON text in the provider's shape. */
+export function messageElement(provider: Provider, role: string, text: string): string {
+  return provider === "anthropic"
+    ? JSON.stringify({ role, content: [{ type: "text", text }] })
+    : JSON.stringify({ role, content: text });
+}
+
+/**
+ * The edit that puts `element` in place of messages[from..to): from the first one's `{` to the
+ * last one's `}`, so the separators around the run stay as the client wrote them.
+ */
+export function replaceMessagesEdit(
+  scan: BodyScan,
+  from: number,
+  to: number,
+  element: string,
+): Edit | undefined {
+  const first = scan.messages[from];
+  const last = scan.messages[to - 1];
+  if (!first || !last || to <= from) return undefined;
+  return { span: { start: first.start, end: last.end }, raw: element };
+}
+
+/** The text of a message written by messageElement (string content or one text block). */
+export function elementText(message: unknown): string | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const { content } = message as { content?: unknown };
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content) || content.length !== 1) return undefined;
+  const [block] = content as unknown[];
+  if (typeof block !== "object" || block === null) return undefined;
+  const { type, text } = block as { type?: unknown; text?: unknown };
+  return type === "text" && typeof text === "string" ? text : undefined;
+}
