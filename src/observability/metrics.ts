@@ -94,6 +94,23 @@ export class Metrics {
     ["component", "reason"],
   );
   readonly #markers = this.#counter("cg_markers_written_total", "Markers written.", ["component"]);
+  readonly #modelCalls = this.#counter(
+    "cg_model_calls_total",
+    "Cheap-model calls of LLM-backed components: accepted, rejected (did not verify), failed, skipped (no model).",
+    ["component", "outcome"],
+  );
+  readonly #modelTokens = this.#counter(
+    "cg_model_tokens_total",
+    "Tokens the cheap model reported using, by direction (input, output).",
+    ["component", "direction"],
+  );
+  readonly #modelLatency = new Histogram({
+    name: "cg_model_call_duration_seconds",
+    help: "Duration of cheap-model calls (retries included) of LLM-backed components.",
+    labelNames: ["component"],
+    buckets: latencyBuckets,
+    registers: [this.registry],
+  });
   readonly #expandResolutions = this.#counter(
     "cg_expand_resolutions_total",
     "Expand ids the proxy loop resolved to their original.",
@@ -161,6 +178,13 @@ export class Metrics {
       this.#tokensSaved.inc(labels, Math.max(0, component.tokensBefore - after));
       if (reverted !== undefined) this.#reverts.inc({ ...labels, reason: reverted });
       else if (component.keys.length > 0) this.#markers.inc(labels, component.keys.length);
+      for (const call of component.modelCalls ?? []) {
+        this.#modelCalls.inc({ ...labels, outcome: call.outcome });
+        if (call.outcome === "skipped") continue;
+        this.#modelLatency.observe(labels, call.durationMs / 1000);
+        this.#modelTokens.inc({ ...labels, direction: "input" }, call.inputTokens ?? 0);
+        this.#modelTokens.inc({ ...labels, direction: "output" }, call.outputTokens ?? 0);
+      }
     }
   }
 
