@@ -1,10 +1,13 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.js";
 import { isInOrderSubsequence, readSelection } from "../../src/components/extract-llm/selection.js";
 import { createExtractLlm } from "../../src/components/extract-llm.js";
+import { parseConfig } from "../../src/config/load.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
 import { ModelPool } from "../../src/model/pool.js";
 import type { ModelCallReport } from "../../src/pipeline/report.js";
 import type { ComponentContext } from "../../src/pipeline/types.js";
+import { createStore } from "../../src/store/create.js";
 import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
 import { type ModelReply, ScriptedModel } from "../support/scripted-model.js";
 
@@ -200,6 +203,80 @@ describe("extract_llm", () => {
       { index: 2, text: second.split("\n")[1] },
     ]);
     expect(model.requests).toHaveLength(2);
+  });
+});
+
+describe("extract_llm through POST /compact", () => {
+  const body = JSON.stringify({
+    messages: [
+      { role: "user", content: GOAL },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "Bash", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "c1", content: OUTPUT },
+    ],
+  });
+
+  it.each<[string, ModelReply]>([
+    ["never answers", { hang: true }],
+    ["answers 500", { status: 500 }],
+    ["answers garbage", { garbage: "{" }],
+    ["invents lines", { text: '{"ranges":[[10,10],[41,41]]}' }],
+  ])("answers 200 with the original bytes when the model %s", async (_, reply) => {
+    const own = await ScriptedModel.start();
+    try {
+      own.script(() => reply);
+      const config = parseConfig({
+        pipeline: ["extract_llm"],
+        limits: { compact_timeout_ms: 200 },
+        components: {
+          extract_llm: {
+            min_tokens: 50,
+            model: { base_url: own.openaiUrl, model: "cheap-1", timeout_ms: 60_000 },
+          },
+        },
+      });
+      const app = createApp({
+        config,
+        store: createStore(config.store),
+        registry: { extract_llm: createExtractLlm(new ModelPool({ retryBaseMs: 1 })) },
+      });
+      const response = await app.request("/compact", {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+      });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(body);
+      expect(own.requests.length).toBeGreaterThan(0);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("answers with the extracted lines and their marker when the model answers well", async () => {
+    model.reply({ text: '{"ranges":[[10,10]]}' });
+    const config = parseConfig({
+      pipeline: ["extract_llm"],
+      components: {
+        extract_llm: { min_tokens: 50, model: { base_url: model.openaiUrl, model: "cheap-1" } },
+      },
+    });
+    const app = createApp({
+      config,
+      store: createStore(config.store),
+      registry: { extract_llm: createExtractLlm(new ModelPool()) },
+    });
+    const response = await app.request("/compact", {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json" },
+    });
+    const messages = (await response.json()) as { messages: { content: string }[] };
+    expect(messages.messages[2]?.content).toBe(`${LINES[9]}\n<<cg:${idOf(OUTPUT)}>>`);
+    expect(response.headers.get("x-context-guru-markers")).toBe("1");
   });
 });
 
