@@ -48,7 +48,14 @@ async function post(
   const response = await app.request(path, {
     method: "POST",
     body,
-    headers: { "content-type": "application/json", "x-context-guru-session": session },
+    // A length, as real clients send: in-process requests without one keep memory per request.
+    headers: {
+      "content-type": "application/json",
+      "content-length": String(
+        typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+      ),
+      "x-context-guru-session": session,
+    },
   });
   return {
     status: response.status,
