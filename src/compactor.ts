@@ -11,11 +11,11 @@ import { sessionKey } from "./session/key.js";
 import type { StashEntry, Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
-import { scanBody } from "./wire/json-scan.js";
+import { type BodyScan, scanBody } from "./wire/json-scan.js";
 import { messagesView } from "./wire/message-views.js";
 import { messageElement, replaceMessagesEdit } from "./wire/replace-messages.js";
 import { readTranscript } from "./wire/transcript.js";
-import type { Provider } from "./wire/types.js";
+import type { Provider, Span } from "./wire/types.js";
 
 export interface CompactOptions {
   provider?: ProviderChoice;
@@ -167,7 +167,8 @@ export class Compactor {
       markers: 0,
       report: run.report,
     };
-    if (edits.length === 0) return this.#withExpandTool(unchangedResult);
+    const source = { scan, body, length: text.length };
+    if (edits.length === 0) return this.#withExpandTool(unchangedResult, source);
     const reduced = store.persists ? run.reduced : [];
     if (run.stashes.length > 0) {
       try {
@@ -180,24 +181,50 @@ export class Compactor {
     } else if (reduced.length > 0) {
       await store.addSticky(session, reduced).catch(() => undefined);
     }
-    return this.#withExpandTool({
-      ...base,
-      text: applyEdits(text, edits),
-      changed: true,
-      tokensAfter: tokensBefore - saved,
-      markers: run.markers,
-      report: run.report,
-    });
+    return this.#withExpandTool(
+      {
+        ...base,
+        text: applyEdits(text, edits),
+        changed: true,
+        tokensAfter: tokensBefore - saved,
+        markers: run.markers,
+        report: run.report,
+      },
+      source,
+    );
   }
 
-  /** Adds the expand tool where §8.1 says it belongs (never without a persisting store). */
-  #withExpandTool(result: CompactResult): CompactResult {
+  /**
+   * Adds the expand tool where §8.1 says it belongs (never without a persisting store). Edits
+   * only ever fall inside `messages`, so the source scan still locates every other member: those
+   * after `messages` move by the change in length.
+   */
+  #withExpandTool(
+    result: CompactResult,
+    source: { scan: BodyScan; body: Record<string, unknown>; length: number },
+  ): CompactResult {
     const { config, store } = this.deps;
     if (config.inject_expand === "never" || !store.persists) return result;
+    const delta = result.text.length - source.length;
+    const messages = source.scan.members.get("messages");
+    const members = new Map<string, Span>();
+    for (const [key, span] of source.scan.members) {
+      if (span === messages) members.set(key, { start: span.start, end: span.end + delta });
+      else if (messages && span.start >= messages.end) {
+        members.set(key, { start: span.start + delta, end: span.end + delta });
+      } else members.set(key, span);
+    }
     const text = injectExpandTool(result.text, {
       provider: result.provider,
       mode: config.inject_expand,
       persists: store.persists,
+      known: {
+        members,
+        close: source.scan.close + delta,
+        tools: source.body.tools,
+        toolChoice: source.body.tool_choice,
+        carriesMarker: result.markers > 0 ? true : undefined,
+      },
     });
     return text === result.text ? result : { ...result, text, changed: true };
   }

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { ToolOutput } from "../wire/types.js";
 
 /**
@@ -82,12 +83,30 @@ const FAILURES: readonly RegExp[] = [
   /^FAILURES!$/m,
 ];
 
-/** The test/build run this output records, or undefined when it is not one. */
+/** Detections by output text, then by command; agents re-send the same outputs every turn. */
+const detected = new LRUCache<string, Map<string, TestRun | null>>({
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (_, text) => text.length + 64,
+});
+
+/**
+ * The test/build run this output records, or undefined when it is not one. A call that ran no
+ * shell command (a file read, an API call) is never a run; output signatures are read only when
+ * the call is unknown.
+ */
 export function detectRun(output: ToolOutput): TestRun | undefined {
   const command = commandOf(output.call?.input) ?? promptCommand(output.text);
+  if (command === undefined && output.call !== undefined) return undefined;
+  const key = `${output.isError ? "!" : ""}${command ?? ""}`;
+  const known = detected.get(output.text)?.get(key);
+  if (known !== undefined) return known ?? undefined;
   const family = command === undefined ? signatureFamily(output.text) : commandFamily(command);
-  if (family === undefined) return undefined;
-  return { family, failed: output.isError || runFailed(output.text) };
+  const run =
+    family === undefined ? undefined : { family, failed: output.isError || runFailed(output.text) };
+  const byCommand = detected.get(output.text) ?? new Map<string, TestRun | null>();
+  byCommand.set(key, run ?? null);
+  detected.set(output.text, byCommand);
+  return run;
 }
 
 export function runFailed(text: string): boolean {

@@ -12,6 +12,18 @@ export interface InjectOptions {
   readonly mode: InjectMode;
   /** Whether the store keeps originals; without it a marker cannot be resolved (§1). */
   readonly persists: boolean;
+  /**
+   * What the caller already knows of `text`, so a hot path does not scan or parse it again:
+   * its root members' spans and closing brace, the parsed `tools` and `tool_choice`, and
+   * whether its `system`/`messages` carry a marker (searched when undefined).
+   */
+  readonly known?: {
+    readonly members: ReadonlyMap<string, Span>;
+    readonly close: number;
+    readonly tools: unknown;
+    readonly toolChoice: unknown;
+    readonly carriesMarker?: boolean | undefined;
+  };
 }
 
 /**
@@ -22,18 +34,20 @@ export interface InjectOptions {
  */
 export function injectExpandTool(text: string, options: InjectOptions): string {
   if (options.mode === "never" || !options.persists) return text;
-  let scan: ReturnType<typeof scanTopLevel>;
+  const { known } = options;
+  let scan: { members: ReadonlyMap<string, Span>; close: number } | undefined = known;
   try {
-    scan = scanTopLevel(text);
+    scan ??= scanTopLevel(text);
   } catch {
     return text;
   }
   if (scan === undefined) return text;
   const { members, close } = scan;
-  if (forcesToolChoice(valueAt(text, members.get("tool_choice")))) return text;
+  const toolChoice = known ? known.toolChoice : valueAt(text, members.get("tool_choice"));
+  if (forcesToolChoice(toolChoice)) return text;
 
   const toolsSpan = members.get("tools");
-  const tools = valueAt(text, toolsSpan);
+  const tools = known ? known.tools : valueAt(text, toolsSpan);
   const entry = expandToolJson(options.provider);
   if (toolsSpan === undefined) {
     if (options.mode !== "always") return text;
@@ -44,7 +58,8 @@ export function injectExpandTool(text: string, options: InjectOptions): string {
   if (tools.some((tool) => declaredToolName(tool) === EXPAND_TOOL_NAME)) return text;
   if (options.mode === "auto") {
     if (tools.length === 0) return text;
-    if (requestMarkerIds(text, members).size === 0) return text;
+    const carries = known?.carriesMarker ?? requestMarkerIds(text, members).size > 0;
+    if (!carries) return text;
   }
   const bracket = toolsSpan.end - 1;
   const separator = tools.length > 0 ? "," : "";

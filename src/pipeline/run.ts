@@ -76,10 +76,11 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
   let replacement: AcceptedReplacement | undefined;
   let view: MessagesView | undefined;
 
+  // Whether each output's current text carries a marker; kept up to date as texts change.
+  const carries = received.map((text) => carriesMarker(text));
   const isProtected = (index: number): boolean => {
-    const text = current[index] as string;
-    if (offloaded[index] || carriesMarker(text)) return true;
-    return keepsSome && sticky.has(keepVerbatimId(deps.hash(text)));
+    if (offloaded[index] || carries[index]) return true;
+    return keepsSome && sticky.has(keepVerbatimId(deps.hash(current[index] as string)));
   };
 
   for (const name of request.names) {
@@ -199,6 +200,7 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
             }
           }
           current[change.index] = change.text;
+          carries[change.index] = component.kind === "offload" || carriesMarker(change.text);
         }
         entry.changed = kept.length;
       }
@@ -290,9 +292,7 @@ async function collectChanges(
   const table = `${component.name}\u0000${mode}`;
   for (const output of context.outputs) {
     if (!eligible[output.index]) continue;
-    const callKey = output.call
-      ? `${output.call.name}\u0000${JSON.stringify(output.call.input) ?? ""}`
-      : "";
+    const callKey = callKeyOf(output);
     let memoised = deps.memo.get(table, output.text, callKey);
     if (!memoised) {
       const before = new Set(pending.keys());
@@ -309,6 +309,20 @@ async function collectChanges(
     }
   }
   return changes;
+}
+
+const callKeys = new WeakMap<object, string>();
+
+/** The memo key of an output's call: its name and arguments, computed once per call object. */
+function callKeyOf(output: ToolOutput): string {
+  const { call } = output;
+  if (!call) return "";
+  let key = callKeys.get(call);
+  if (key === undefined) {
+    key = `${call.name}\u0000${JSON.stringify(call.input) ?? ""}`;
+    callKeys.set(call, key);
+  }
+  return key;
 }
 
 /** Applies the per-change guards; throws Revert when the whole component must be reverted. */

@@ -8,6 +8,9 @@ import type { Span } from "./types.js";
  * String spans under `messages` are keyed by their path below the array, joined with "/":
  * `3/content` (message 3's content string), `3/content/1/text`, `3/content/1/content`,
  * `3/content/1/content/0/text`.
+ *
+ * It runs on every request, so it is written as plain loops that allocate only what they
+ * record: strings are crossed with indexOf, paths are built only for recorded strings.
  */
 export interface BodyScan {
   /** Value spans of the root object's members (last occurrence wins, as in JSON.parse). */
@@ -24,6 +27,11 @@ export interface BodyScan {
 
 const QUOTE = 34;
 const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const COMMA = 44;
 
 /** Scans only the root object's members. Undefined when the text is not a JSON object. */
 export function scanTopLevel(
@@ -35,156 +43,193 @@ export function scanTopLevel(
 
 /** Scans a body; undefined when the text is not a JSON object. Expects text JSON.parse accepts. */
 export function scanBody(text: string, withMessages = true): BodyScan | undefined {
-  const scanner = new Scanner(text);
-  const position = scanner.skipSpace(0);
-  if (text.charCodeAt(position) !== 123 /* { */) return undefined;
-  const members = new Map<string, Span>();
-  const messages: Span[] = [];
-  const strings = new Map<string, Span>();
-  const end = scanner.object(position, (key, start) => {
-    if (members.has(key)) scanner.ambiguous = true;
-    const end =
-      withMessages && key === "messages" && text.charCodeAt(start) === 91 /* [ */
-        ? scanner.messagesArray(start, messages, strings)
-        : scanner.skipValue(start);
-    members.set(key, { start, end });
-    return end;
-  });
-  return { members, close: end - 1, messages, strings, ambiguous: scanner.ambiguous };
+  return new Scanner(text).body(withMessages);
 }
 
-type MemberVisitor = (key: string, valueStart: number) => number;
+/** Bits of the keys a container may hold once; a repeat makes the scan ambiguous. */
+const KEY_CONTENT = 1;
+const KEY_TEXT = 2;
 
 class Scanner {
   ambiguous = false;
+  readonly messages: Span[] = [];
+  readonly strings = new Map<string, Span>();
+  at = 0;
 
   constructor(readonly text: string) {}
 
-  skipSpace(position: number): number {
+  body(withMessages: boolean): BodyScan | undefined {
     const { text } = this;
-    let at = position;
-    for (;;) {
-      const code = text.charCodeAt(at);
-      if (code === 32 || code === 10 || code === 13 || code === 9) at++;
-      else return at;
+    this.space();
+    if (text.charCodeAt(this.at) !== OPEN_BRACE) return undefined;
+    const members = new Map<string, Span>();
+    this.at++;
+    this.space();
+    while (text.charCodeAt(this.at) !== CLOSE_BRACE) {
+      const key = this.key();
+      if (members.has(key)) this.ambiguous = true;
+      const start = this.at;
+      if (withMessages && key === "messages" && text.charCodeAt(start) === OPEN_BRACKET) {
+        if (this.messages.length > 0) this.ambiguous = true;
+        this.messagesArray();
+      } else {
+        this.skipValue();
+      }
+      members.set(key, { start, end: this.at });
+      this.next();
     }
+    return {
+      members,
+      close: this.at,
+      messages: this.messages,
+      strings: this.strings,
+      ambiguous: this.ambiguous,
+    };
+  }
+
+  space(): void {
+    const { text } = this;
+    for (;;) {
+      const code = text.charCodeAt(this.at);
+      if (code === 32 || code === 10 || code === 13 || code === 9) this.at++;
+      else return;
+    }
+  }
+
+  /** Past a `,` (and the space around it) to the next member or element, or onto the closer. */
+  next(): void {
+    this.space();
+    if (this.text.charCodeAt(this.at) === COMMA) {
+      this.at++;
+      this.space();
+    }
+  }
+
+  /** Reads `"key"` and the `:` after it; leaves `at` on the value. */
+  key(): string {
+    const { text } = this;
+    const start = this.at;
+    this.skipString();
+    const raw = text.slice(start + 1, this.at - 1);
+    this.space();
+    this.at++; // ':'
+    this.space();
+    return raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
   }
 
   /** From an opening quote to just past the closing quote. */
-  skipString(position: number): number {
+  skipString(): void {
     const { text } = this;
-    let at = position + 1;
+    let from = this.at + 1;
     for (;;) {
-      const quote = text.indexOf('"', at);
+      const quote = text.indexOf('"', from);
       if (quote < 0) throw new SyntaxError("unterminated string");
-      let backslashes = 0;
-      for (let back = quote - 1; text.charCodeAt(back) === BACKSLASH; back--) backslashes++;
-      if (backslashes % 2 === 0) return quote + 1;
-      at = quote + 1;
+      let back = quote - 1;
+      while (text.charCodeAt(back) === BACKSLASH) back--;
+      if ((quote - 1 - back) % 2 === 0) {
+        this.at = quote + 1;
+        return;
+      }
+      from = quote + 1;
     }
   }
 
-  /** Past any value starting at `position` (no leading space). */
-  skipValue(position: number): number {
+  /** Past any value starting at `at`. */
+  skipValue(): void {
     const { text } = this;
-    const first = text.charCodeAt(position);
-    if (first === QUOTE) return this.skipString(position);
-    if (first !== 123 && first !== 91) {
-      let at = position;
+    const first = text.charCodeAt(this.at);
+    if (first === QUOTE) return this.skipString();
+    if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
       for (;;) {
-        const code = text.charCodeAt(at);
+        const code = text.charCodeAt(this.at);
         if (
-          code === 44 ||
-          code === 125 ||
-          code === 93 ||
+          code === COMMA ||
+          code === CLOSE_BRACE ||
+          code === CLOSE_BRACKET ||
           code === 32 ||
           code === 10 ||
           code === 13 ||
           code === 9 ||
           Number.isNaN(code)
         ) {
-          return at;
+          return;
         }
-        at++;
+        this.at++;
       }
     }
     let depth = 0;
-    let at = position;
     for (;;) {
-      const code = text.charCodeAt(at);
+      const code = text.charCodeAt(this.at);
       if (code === QUOTE) {
-        at = this.skipString(at);
+        this.skipString();
         continue;
       }
-      if (code === 123 || code === 91) depth++;
-      else if (code === 125 || code === 93) {
-        depth--;
-        if (depth === 0) return at + 1;
+      if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
+      else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+        if (--depth === 0) {
+          this.at++;
+          return;
+        }
       } else if (Number.isNaN(code)) throw new SyntaxError("unterminated value");
-      at++;
+      this.at++;
     }
   }
 
-  /** Walks an object at `position` (`{`), calling `visit` for each member; returns past `}`. */
-  object(position: number, visit: MemberVisitor): number {
+  messagesArray(): void {
     const { text } = this;
-    let at = this.skipSpace(position + 1);
-    if (text.charCodeAt(at) === 125) return at + 1;
-    for (;;) {
-      const keyEnd = this.skipString(at);
-      const rawKey = text.slice(at + 1, keyEnd - 1);
-      const key = rawKey.includes("\\") ? (JSON.parse(`"${rawKey}"`) as string) : rawKey;
-      at = this.skipSpace(keyEnd);
-      at = this.skipSpace(at + 1); // past ':'
-      at = this.skipSpace(visit(key, at));
-      if (text.charCodeAt(at) === 125) return at + 1;
-      at = this.skipSpace(at + 1); // past ','
+    this.at++;
+    this.space();
+    for (let index = 0; text.charCodeAt(this.at) !== CLOSE_BRACKET; index++) {
+      const start = this.at;
+      this.container(index, -1, -1);
+      this.messages.push({ start, end: this.at });
+      this.next();
     }
-  }
-
-  /** Walks an array at `position` (`[`), calling `visit` with each element's index and start. */
-  array(position: number, visit: (index: number, start: number) => number): number {
-    const { text } = this;
-    let at = this.skipSpace(position + 1);
-    if (text.charCodeAt(at) === 93) return at + 1;
-    for (let index = 0; ; index++) {
-      at = this.skipSpace(visit(index, at));
-      if (text.charCodeAt(at) === 93) return at + 1;
-      at = this.skipSpace(at + 1);
-    }
-  }
-
-  messagesArray(position: number, messages: Span[], strings: Map<string, Span>): number {
-    return this.array(position, (index, start) => {
-      const end = this.container(start, `${index}`, 0, strings);
-      messages.push({ start, end });
-      return end;
-    });
+    this.at++;
   }
 
   /**
-   * Records rewritable strings inside a message (depth 0), a content block (depth 1) or a block
-   * nested in a tool_result (depth 2).
+   * Records rewritable strings inside a message (block -1), a content block (inner -1) or a
+   * block nested in a tool_result: a message's and a block's `content`, a block's `text`.
    */
-  container(position: number, path: string, depth: number, strings: Map<string, Span>): number {
-    if (this.text.charCodeAt(position) !== 123) return this.skipValue(position);
-    const seen = new Set<string>();
-    return this.object(position, (key, start) => {
-      if (seen.has(key)) this.ambiguous = true;
-      seen.add(key);
-      const code = this.text.charCodeAt(start);
-      const isContent = key === "content" && depth < 2;
-      if (code === QUOTE && (isContent || (key === "text" && depth > 0))) {
-        const end = this.skipString(start);
-        strings.set(`${path}/${key}`, { start, end });
-        return end;
+  container(message: number, block: number, inner: number): void {
+    const { text } = this;
+    if (text.charCodeAt(this.at) !== OPEN_BRACE) return this.skipValue();
+    const depth = block < 0 ? 0 : inner < 0 ? 1 : 2;
+    let seen = 0;
+    this.at++;
+    this.space();
+    while (text.charCodeAt(this.at) !== CLOSE_BRACE) {
+      const key = this.key();
+      const bit = key === "content" ? KEY_CONTENT : key === "text" ? KEY_TEXT : 0;
+      if (seen & bit) this.ambiguous = true;
+      seen |= bit;
+      const code = text.charCodeAt(this.at);
+      const isContent = bit === KEY_CONTENT && depth < 2;
+      if (code === QUOTE && (isContent || (bit === KEY_TEXT && depth > 0))) {
+        const start = this.at;
+        this.skipString();
+        this.strings.set(path(message, block, inner, key), { start, end: this.at });
+      } else if (code === OPEN_BRACKET && isContent) {
+        this.at++;
+        this.space();
+        for (let index = 0; text.charCodeAt(this.at) !== CLOSE_BRACKET; index++) {
+          if (depth === 0) this.container(message, index, -1);
+          else this.container(message, block, index);
+          this.next();
+        }
+        this.at++;
+      } else {
+        this.skipValue();
       }
-      if (code === 91 && isContent) {
-        return this.array(start, (index, elementStart) =>
-          this.container(elementStart, `${path}/${key}/${index}`, depth + 1, strings),
-        );
-      }
-      return this.skipValue(start);
-    });
+      this.next();
+    }
+    this.at++;
   }
+}
+
+function path(message: number, block: number, inner: number, key: string): string {
+  if (block < 0) return `${message}/${key}`;
+  if (inner < 0) return `${message}/content/${block}/${key}`;
+  return `${message}/content/${block}/content/${inner}/${key}`;
 }
