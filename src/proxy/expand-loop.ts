@@ -34,17 +34,12 @@ export interface LoopResult {
  * calls, resolve them, append the assistant turn and one tool result per call, and re-invoke,
  * at most `maxRounds` times. Any other answer goes to the client as the upstream sent it.
  */
-export async function runExpandLoop(
-  context: LoopContext,
-  request: string,
-  /** `request` as UTF-8 bytes when they are at hand (the client's own, unchanged). */
-  encoded?: Uint8Array,
-): Promise<LoopResult> {
+export async function runExpandLoop(context: LoopContext, request: string): Promise<LoopResult> {
   let text = request;
   for (let rounds = 0; ; rounds++) {
     const upstream = await context.client.send({
       provider: context.provider,
-      body: rounds === 0 && encoded !== undefined ? encoded : text,
+      body: text,
       headers: context.headers,
       search: context.search,
       signal: context.signal,

@@ -58,7 +58,6 @@ export async function handleProxy(
         events: context.events,
       },
       prepared.text,
-      prepared.text === original ? bytes : undefined,
     );
     const headers = relayedResponseHeaders(round.upstream.headers);
     headers.set("x-context-guru-session", prepared.session);

@@ -5,8 +5,8 @@ import { upstreamRequestHeaders } from "./headers.js";
 
 export interface UpstreamCall {
   readonly provider: Provider;
-  /** The request body, sent as it is (bytes when the client's own bytes go unchanged). */
-  readonly body: string | Uint8Array;
+  /** The request body text, sent as it is. */
+  readonly body: string;
   /** The client's request headers; filtered before they go upstream. */
   readonly headers: Headers;
   /** The client's query string (`?beta=true`), or "". */
