@@ -51,16 +51,24 @@ export class MemoryStore implements Store {
   }
 
   async put(session: string, entries: readonly StashEntry[], options?: PutOptions): Promise<void> {
-    if (entries.length > this.#config.max_entries) {
+    // Agents re-send their history, so most entries are already kept for this session: a read
+    // refreshes their age and recency, and only the rest are measured and written.
+    const fresh = entries.filter(({ key, value }) => {
+      const kept = this.#kept.peek(key);
+      if (kept?.value !== value || !kept.owners.has(session)) return true;
+      this.#kept.get(key);
+      return false;
+    });
+    if (fresh.length > this.#config.max_entries) {
       throw new StoreCapacityError(
-        `${entries.length} entries in one put, more than store.max_entries`,
+        `${fresh.length} entries in one put, more than store.max_entries`,
       );
     }
-    checkPut(entries, {
+    checkPut(fresh, {
       maxEntryBytes: this.#config.max_entry_bytes,
       maxBytes: this.#config.max_bytes,
     });
-    for (const { key, value } of entries) {
+    for (const { key, value } of fresh) {
       const owners = new Set(this.#kept.peek(key)?.owners);
       addNewest(owners, [session], this.#config.max_sessions);
       this.#kept.set(key, { value, owners });
