@@ -137,15 +137,20 @@ export class Compactor {
       const span = transcript.outputSpans[index];
       if (!output || !span || next === output.text) continue;
       // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
-      // Most literals are spelled as JSON.stringify writes them: then they agree without a parse.
+      // A literal without `\u` or `\/` is spelled exactly as JSON.stringify writes its value
+      // (valid JSON has no other way to spell a character), so it needs no second look.
       const raw = text.slice(span.start, span.end);
-      if (raw !== JSON.stringify(output.text)) {
+      if (raw.length < output.text.length + 2)
+        return unchanged(text, provider, session, "ambiguous_keys");
+      if (raw.includes("\\u") || raw.includes("\\/")) {
         if (JSON.parse(raw) !== output.text) {
           return unchanged(text, provider, session, "ambiguous_keys");
         }
         // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
         // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
-        spellings.push({ key: `sp:${this.#hash(output.text)}`, value: raw });
+        if (raw !== JSON.stringify(output.text)) {
+          spellings.push({ key: `sp:${this.#hash(output.text)}`, value: raw });
+        }
       }
       edits.push({ span, raw: JSON.stringify(next) });
       saved += this.#tokens.count(output.text) - this.#tokens.count(next);

@@ -311,18 +311,18 @@ async function collectChanges(
   return changes;
 }
 
-const callKeys = new WeakMap<object, string>();
-
-/** The memo key of an output's call: its name and arguments, computed once per call object. */
+/**
+ * The memo key of an output's call: what output-scoped components may read of it, the tool's
+ * name and the shell command it ran (`command` or `cmd`, a string or an argv array).
+ */
 function callKeyOf(output: ToolOutput): string {
   const { call } = output;
   if (!call) return "";
-  let key = callKeys.get(call);
-  if (key === undefined) {
-    key = `${call.name}\u0000${JSON.stringify(call.input) ?? ""}`;
-    callKeys.set(call, key);
-  }
-  return key;
+  const input = call.input as { command?: unknown; cmd?: unknown } | null | undefined;
+  const command =
+    typeof input === "object" && input !== null ? (input.command ?? input.cmd) : undefined;
+  if (command === undefined) return call.name;
+  return `${call.name}\u0000${typeof command === "string" ? command : JSON.stringify(command)}`;
 }
 
 /** Applies the per-change guards; throws Revert when the whole component must be reverted. */

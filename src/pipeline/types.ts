@@ -61,8 +61,9 @@ interface ComponentBase<N extends ComponentName> {
 
 /**
  * A component that decides each output on its own text (and its call): a pure function of
- * (output, options, mode), so the pipeline memoises it across requests. Returns the replacement,
- * or undefined to leave the output as it is.
+ * (output text, the call's tool name and shell command, options, mode), so the pipeline memoises
+ * it across requests on exactly those. Returns the replacement, or undefined to leave the output
+ * as it is.
  */
 export interface OutputComponent<N extends ComponentName> extends ComponentBase<N> {
   readonly scope: "output";
