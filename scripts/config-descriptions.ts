@@ -67,7 +67,6 @@ export const descriptions: Readonly<Record<string, string>> = {
   "upstream.openai.api_key": "Gateway key sent upstream instead of the client's credentials.",
   "upstream.anthropic.base_url": "Anthropic-compatible upstream of `POST /v1/messages`.",
   "upstream.anthropic.api_key": "Gateway key sent upstream instead of the client's credentials.",
-  "upstream.connect_timeout_ms": "Deadline for connecting to an upstream.",
   "upstream.first_byte_timeout_ms":
     "Deadline for an upstream's response headers (`504` past it); streams have no overall limit.",
   "upstream.max_expand_rounds": "Upstream re-invocations the expand loop may make per request.",

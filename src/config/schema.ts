@@ -128,7 +128,6 @@ const upstreamTarget = (baseUrl: string) =>
 export const upstreamSchema = z.strictObject({
   openai: upstreamTarget("https://api.openai.com/v1"),
   anthropic: upstreamTarget("https://api.anthropic.com"),
-  connect_timeout_ms: positive.default(10_000),
   first_byte_timeout_ms: positive.default(120_000),
   max_expand_rounds: count.max(3).default(3),
 });
