@@ -2,6 +2,7 @@ import type { Compactor } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import { injectExpandTool } from "../expand/inject.js";
 import { requestMarkerIds } from "../expand/request-markers.js";
+import { credentialHeaders } from "../model/credential-headers.js";
 import { sessionKey } from "../session/key.js";
 import type { Store } from "../store/types.js";
 import { scanTopLevel } from "../wire/json-scan.js";
@@ -91,6 +92,7 @@ async function compactWithin(deps: PrepareDeps, text: string, options: PrepareOp
         session: options.headers.get("x-context-guru-session") ?? undefined,
         pipeline,
         signal: abort.signal,
+        incoming: { headers: credentialHeaders(options.headers) },
       }),
       deadline,
     ]);
