@@ -1,4 +1,4 @@
-import { countTokens, isWithinTokenLimit } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { LRUCache } from "lru-cache";
 
 /**
@@ -22,13 +22,14 @@ export class TokenCounter {
     return counted;
   }
 
-  /** True when `text` has at least `limit` tokens; counts no further than it must. */
+  /**
+   * True when `text` has at least `limit` tokens. A token spans at least one UTF-8 byte and a
+   * UTF-16 unit is at most three, so short texts are answered without counting; the rest are
+   * counted once and remembered, because agents re-send the same outputs every turn.
+   */
   atLeast(text: string, limit: number): boolean {
     if (limit <= 0) return true;
-    // Every token covers at least one UTF-16 unit of text... but a unit may be several tokens,
-    // so only the memo and the early-exit encoder can answer exactly.
-    const known = this.#memo.get(text);
-    if (known !== undefined) return known >= limit;
-    return isWithinTokenLimit(text, limit - 1) === false;
+    if (text.length * 3 < limit) return false;
+    return this.count(text) >= limit;
   }
 }
