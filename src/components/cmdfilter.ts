@@ -2,6 +2,7 @@ import type { OutputComponent } from "../pipeline/types.js";
 import { commandOf } from "./cmdfilter/command.js";
 import { applyPlan } from "./cmdfilter/filter.js";
 import { filterFor } from "./cmdfilter/index.js";
+import { withMarkerLine } from "./marked-phrase.js";
 
 /**
  * `cmdfilter` (§5, Offload): per-command filters for shell tool outputs. The command comes from
@@ -25,9 +26,6 @@ export const cmdfilter: OutputComponent<"cmdfilter"> = {
     const lines = output.text.split("\n");
     const kept = applyPlan(lines, selection.filter.plan(lines, selection.argv));
     if (!kept) return undefined;
-    const text = kept.join("\n");
-    const marker = context.marker(output.text);
-    if (marker === "") return text;
-    return text.endsWith("\n") ? text + marker : `${text}\n${marker}`;
+    return withMarkerLine(kept.join("\n"), context.marker(output.text));
   },
 };

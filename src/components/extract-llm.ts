@@ -9,6 +9,7 @@ import type { Change, ComponentContext, RequestComponent } from "../pipeline/typ
 import type { ToolOutput } from "../wire/types.js";
 import { selectionPrompt } from "./extract-llm/prompt.js";
 import { isInOrderSubsequence, readSelection } from "./extract-llm/selection.js";
+import { withMarkerLine } from "./marked-phrase.js";
 
 /** Verified selections remembered per (goal, output); `null` for an answer that was refused. */
 const MEMO_ENTRIES = 2048;
@@ -84,10 +85,10 @@ function extraction(
   if (kept.length === lines.length) return undefined;
   const keptLines = kept.map((index) => lines[index] as string);
   if (!isInOrderSubsequence(keptLines, lines)) return undefined;
-  const text = keptLines.join("\n");
-  const marker = context.marker(output.text);
-  if (marker === "") return { index: output.index, text };
-  return { index: output.index, text: text.endsWith("\n") ? text + marker : `${text}\n${marker}` };
+  return {
+    index: output.index,
+    text: withMarkerLine(keptLines.join("\n"), context.marker(output.text)),
+  };
 }
 
 function memoKey(client: ModelClient, goal: string, text: string): string {

@@ -1,5 +1,6 @@
 import type { OutputComponent } from "../pipeline/types.js";
 import { isFileContent } from "./file-content.js";
+import { withMarkerLine } from "./marked-phrase.js";
 
 /**
  * `extract` (§5, Offload): a deterministic projection of a tool output that keeps what a reader
@@ -113,12 +114,6 @@ export function project(lines: readonly string[]): string[] {
   return kept;
 }
 
-/** `text` + `\n` + marker, the marker on its own last line; nothing appended when it is empty. */
-function withMarker(text: string, marker: string): string {
-  if (marker === "") return text;
-  return text.endsWith("\n") ? text + marker : `${text}\n${marker}`;
-}
-
 export const extract: OutputComponent<"extract"> = {
   name: "extract",
   kind: "offload",
@@ -129,6 +124,6 @@ export const extract: OutputComponent<"extract"> = {
     const lines = output.text.split("\n");
     const kept = project(lines);
     if (kept.length === lines.length) return undefined;
-    return withMarker(kept.join("\n"), context.marker(output.text));
+    return withMarkerLine(kept.join("\n"), context.marker(output.text));
   },
 };

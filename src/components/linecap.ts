@@ -1,5 +1,6 @@
 import type { OutputComponent } from "../pipeline/types.js";
 import { isFileContent } from "./file-content.js";
+import { withMarkerLine } from "./marked-phrase.js";
 
 /**
  * `linecap` (§5, Offload): caps repeated lines and over-long lines of a tool output.
@@ -101,11 +102,6 @@ export function capLines(lines: readonly string[], maxChars: number): string[] {
   return capped;
 }
 
-function withMarker(text: string, marker: string): string {
-  if (marker === "") return text;
-  return text.endsWith("\n") ? text + marker : `${text}\n${marker}`;
-}
-
 export const linecap: OutputComponent<"linecap"> = {
   name: "linecap",
   kind: "offload",
@@ -117,6 +113,6 @@ export const linecap: OutputComponent<"linecap"> = {
     const capped = capLines(lines, options.max_line_chars);
     const changed = capped.length !== lines.length || capped.some((line, i) => line !== lines[i]);
     if (!changed) return undefined;
-    return withMarker(capped.join("\n"), context.marker(output.text));
+    return withMarkerLine(capped.join("\n"), context.marker(output.text));
   },
 };
