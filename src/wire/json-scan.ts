@@ -138,7 +138,10 @@ class Scanner {
   skipValue(): void {
     const { text } = this;
     const first = text.charCodeAt(this.at);
-    if (first === QUOTE) return this.skipString();
+    if (first === QUOTE) {
+      this.skipString();
+      return;
+    }
     if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
       for (;;) {
         const code = text.charCodeAt(this.at);
@@ -194,7 +197,10 @@ class Scanner {
    */
   container(message: number, block: number, inner: number): void {
     const { text } = this;
-    if (text.charCodeAt(this.at) !== OPEN_BRACE) return this.skipValue();
+    if (text.charCodeAt(this.at) !== OPEN_BRACE) {
+      this.skipValue();
+      return;
+    }
     const depth = block < 0 ? 0 : inner < 0 ? 1 : 2;
     let seen = 0;
     this.at++;

@@ -7,20 +7,14 @@ import type { ConfigInput } from "../../src/config/schema.js";
 import { markerIds } from "../../src/expand/markers.js";
 import { Lifecycle } from "../../src/lifecycle/lifecycle.js";
 import { createStore } from "../../src/store/create.js";
-import { anthropicBody, logOutput, openaiBody } from "../support/bodies.js";
+import { anthropicBody, MASKABLE_OUTPUTS, openaiBody } from "../support/bodies.js";
 import { OpenapiValidator } from "./openapi-validator.js";
 
 const validator = new OpenapiValidator();
 const token = "operator-token-0123456789";
 const session = "openapi-suite";
 
-const outputs = [
-  logOutput(120, "a"),
-  logOutput(120, "b"),
-  logOutput(120, "c"),
-  logOutput(120, "d"),
-  "done",
-];
+const outputs = MASKABLE_OUTPUTS;
 
 const chatCompletion = {
   id: "chatcmpl-1",

@@ -3,16 +3,10 @@ import { createApp } from "../../src/app.js";
 import { parseConfig } from "../../src/config/load.js";
 import { rawMarkerIds } from "../../src/expand/markers.js";
 import { createStore } from "../../src/store/create.js";
-import { logOutput, openaiBody } from "../support/bodies.js";
+import { MASKABLE_OUTPUTS, openaiBody } from "../support/bodies.js";
 import { sample } from "./prometheus-text.js";
 
-const outputs = [
-  logOutput(120, "a"),
-  logOutput(120, "b"),
-  logOutput(120, "c"),
-  logOutput(120, "d"),
-  "done",
-];
+const outputs = MASKABLE_OUTPUTS;
 const tools = [{ type: "function", function: { name: "Bash", parameters: { type: "object" } } }];
 
 const completion = (message: Record<string, unknown>, finish: string) =>

@@ -5,7 +5,7 @@ import { Lifecycle } from "../../src/lifecycle/lifecycle.js";
 import { NopStore } from "../../src/store/nop.js";
 import type { Store } from "../../src/store/types.js";
 import { postCompact, testApp } from "../support/app.js";
-import { logOutput, openaiBody } from "../support/bodies.js";
+import { MASKABLE_OUTPUTS, openaiBody } from "../support/bodies.js";
 
 /** A store whose backend is unreachable: every call fails. */
 function downStore(): Store {
@@ -23,13 +23,7 @@ function downStore(): Store {
   };
 }
 
-const outputs = [
-  logOutput(120, "a"),
-  logOutput(120, "b"),
-  logOutput(120, "c"),
-  logOutput(120, "d"),
-  "done",
-];
+const outputs = MASKABLE_OUTPUTS;
 
 describe("health routes", () => {
   it.each(["/livez", "/healthz"])("%s → 200", async (path) => {

@@ -76,3 +76,12 @@ export function anthropicBody(
     ...extra,
   });
 }
+
+/** Four long build logs and a short last output: mask keeps the newest three, masks the first two. */
+export const MASKABLE_OUTPUTS: readonly string[] = [
+  logOutput(120, "a"),
+  logOutput(120, "b"),
+  logOutput(120, "c"),
+  logOutput(120, "d"),
+  "done",
+];
