@@ -70,6 +70,8 @@ export const descriptions: Readonly<Record<string, string>> = {
   "upstream.first_byte_timeout_ms":
     "Deadline for an upstream's response headers (`504` past it); streams have no overall limit.",
   "upstream.max_expand_rounds": "Upstream re-invocations the expand loop may make per request.",
+  "limits.memo_bytes":
+    "Memory for the in-process memos (token counts, content ids, component results) that make a re-sent history cheap; with `store.max_bytes` it bounds what the process holds.",
   "limits.body_bytes": "Largest request body; over it `413`.",
   "limits.compact_timeout_ms": "Deadline for one compaction; past it the original body is used.",
   "limits.header_timeout_ms": "Deadline for a client to send its request headers.",

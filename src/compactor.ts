@@ -60,12 +60,16 @@ export interface CompactorDeps {
  * string values. Never throws for a bad body: it comes back unchanged.
  */
 export class Compactor {
-  readonly #tokens = new TokenCounter();
-  readonly #memo = new OutputMemo();
+  readonly #tokens: TokenCounter;
+  readonly #memo: OutputMemo;
   readonly #hash: (text: string) => string;
 
   constructor(private readonly deps: CompactorDeps) {
-    this.#hash = memoiseHash(contentHasher(deps.config.store.hash_key));
+    // The memos share one budget (UTF-16 text is two bytes a character).
+    const chars = deps.config.limits.memo_bytes / 2;
+    this.#tokens = new TokenCounter(Math.floor(chars * 0.4));
+    this.#memo = new OutputMemo(Math.floor(chars * 0.4));
+    this.#hash = memoiseHash(contentHasher(deps.config.store.hash_key), Math.floor(chars * 0.2));
   }
 
   get hash(): (text: string) => string {

@@ -7,38 +7,39 @@ export interface MemoEntry {
   readonly stashes: readonly StashEntry[];
 }
 
-type Table = LRUCache<string, Map<string, MemoEntry>>;
-
 /**
  * Results of output-scoped components, which are pure functions of (text, call, options, mode):
  * agents re-send the same outputs every turn, so a warm request reduces only what is new.
- * One table per component and mode, keyed by the text itself, each bounded by the length of
- * the texts it holds.
+ * One cache keyed by the text itself, holding each component's results for it, bounded by the
+ * length of the texts, replacements and stashes it holds.
  */
 export class OutputMemo {
-  readonly #tables = new Map<string, Table>();
+  readonly #cache: LRUCache<string, Map<string, MemoEntry>>;
 
-  constructor(private readonly maxCharsPerTable = 16 * 1024 * 1024) {}
+  constructor(private readonly maxChars = 32 * 1024 * 1024) {
+    this.#cache = new LRUCache({
+      maxSize: maxChars,
+      sizeCalculation: (entries, text) => {
+        let size = text.length + 64;
+        for (const entry of entries.values()) {
+          size += (entry.text?.length ?? 0) + 64;
+          for (const stash of entry.stashes) {
+            if (stash.value !== text) size += stash.value.length;
+          }
+        }
+        return size;
+      },
+    });
+  }
 
   get(table: string, text: string, callKey: string): MemoEntry | undefined {
-    return this.#tables.get(table)?.get(text)?.get(callKey);
+    return this.#cache.get(text)?.get(`${table}\u0000${callKey}`);
   }
 
   set(table: string, text: string, callKey: string, entry: MemoEntry): void {
-    let cache = this.#tables.get(table);
-    if (!cache) {
-      cache = new LRUCache({
-        maxSize: this.maxCharsPerTable,
-        sizeCalculation: (entries, key) => {
-          let size = key.length + 64;
-          for (const item of entries.values()) size += (item.text?.length ?? 0) + 64;
-          return size;
-        },
-      });
-      this.#tables.set(table, cache);
-    }
-    const entries = cache.get(text) ?? new Map<string, MemoEntry>();
-    entries.set(callKey, entry);
-    cache.set(text, entries);
+    if (text.length * 2 > this.maxChars) return;
+    const entries = this.#cache.get(text) ?? new Map<string, MemoEntry>();
+    entries.set(`${table}\u0000${callKey}`, entry);
+    this.#cache.set(text, entries);
   }
 }
