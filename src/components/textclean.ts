@@ -32,6 +32,17 @@ export const textclean = {
 } satisfies OutputComponent<"textclean">;
 
 export function cleanText(text: string): string {
+  // Removing a sequence can join an ESC to the text after it (`ESC ESC a` → `ESC a`), so clean
+  // until nothing changes; every pass that changes something shortens the text.
+  let current = text;
+  for (;;) {
+    const next = cleanOnce(current);
+    if (next === current) return current;
+    current = next;
+  }
+}
+
+function cleanOnce(text: string): string {
   const withoutEscapes =
     text.includes("\x1b") || text.includes("\x9b") ? text.replace(ANSI, "") : text;
   if (!withoutEscapes.includes("\r")) return withoutEscapes;

@@ -67,3 +67,13 @@ describe("textclean", () => {
     expect(cleanText(text)).toBe(once);
   });
 });
+
+describe("textclean reaches a fixed point", () => {
+  it.each([
+    ["\u001b\u001baa", ""],
+    ["x\u001b\u001b[31mred", "xed"],
+  ])("cleans %j to %j in one call", (text, expected) => {
+    expect(cleanText(text)).toBe(expected);
+    expect(cleanText(cleanText(text))).toBe(expected);
+  });
+});
