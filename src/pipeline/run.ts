@@ -7,7 +7,7 @@ import { type AcceptedReplacement, guardReplacement } from "./messages-step.js";
 import type { OutputMemo } from "./output-memo.js";
 import type { ComponentReport, RunReport } from "./report.js";
 import { Revert } from "./revert.js";
-import { keepVerbatimId, reducedId } from "./sticky.js";
+import { keepsAnyVerbatim, keepVerbatimId, reducedId } from "./sticky.js";
 import type { TokenCounter } from "./tokens.js";
 import type {
   Change,
@@ -70,7 +70,7 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
   const stashes = new Map<string, string>();
   const reduced: string[] = [];
   const report: RunReport = { components: [] };
-  const keepsSome = [...sticky].some((id) => id.startsWith("keep:"));
+  const keepsSome = keepsAnyVerbatim(sticky);
   let markers = 0;
   let requestTokens: number | undefined;
   let replacement: AcceptedReplacement | undefined;
