@@ -8,7 +8,7 @@ import type { RunReport } from "./pipeline/report.js";
 import { type Registry, runPipeline } from "./pipeline/run.js";
 import { TokenCounter } from "./pipeline/tokens.js";
 import { sessionKey } from "./session/key.js";
-import type { StashEntry, Store } from "./store/types.js";
+import type { Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
@@ -31,7 +31,13 @@ export interface CompactOptions {
 }
 
 /** Why a body went back unchanged without running the pipeline. */
-export type Passthrough = "not_json" | "not_object" | "no_messages" | "ambiguous_keys";
+export type Passthrough =
+  | "not_json"
+  | "not_object"
+  | "no_messages"
+  | "ambiguous_keys"
+  /** One changed output text spelled with two different sets of escapes in the same body. */
+  | "ambiguous_spelling";
 
 export interface CompactResult {
   /** The body to send: the input text itself when nothing changed. */
@@ -134,7 +140,8 @@ export class Compactor {
     );
 
     const edits: Edit[] = [];
-    const spellings: StashEntry[] = [];
+    const spellings = new Map<string, string>();
+    const changedLiterals: Array<{ text: string; raw: string }> = [];
     let saved = 0;
     for (const [index, next] of run.texts.entries()) {
       const output = transcript.outputs[index];
@@ -153,11 +160,22 @@ export class Compactor {
         // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
         // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
         if (raw !== JSON.stringify(output.text)) {
-          spellings.push({ key: `sp:${this.#hash(output.text)}`, value: raw });
+          spellings.set(`sp:${this.#hash(output.text)}`, raw);
         }
       }
+      changedLiterals.push({ text: output.text, raw });
       edits.push({ span, raw: JSON.stringify(next) });
       saved += this.#tokens.count(output.text) - this.#tokens.count(next);
+    }
+    // One spelling record per text: the same text written two ways in one body could not be
+    // told apart on the way back, so such a body goes as it came.
+    if (spellings.size > 0) {
+      for (const { text: original, raw } of changedLiterals) {
+        const spelled = spellings.get(`sp:${this.#hash(original)}`);
+        if (spelled !== undefined && spelled !== raw) {
+          return unchanged(text, provider, session, "ambiguous_spelling");
+        }
+      }
     }
     if (run.replacement) {
       // Outputs inside the replaced messages were left as received, so no edit overlaps this one.
@@ -182,7 +200,8 @@ export class Compactor {
     if (run.stashes.length > 0) {
       try {
         // Stashes and sticky ids in one acknowledged write (one round trip on Redis).
-        await store.put(session, [...run.stashes, ...spellings], { sticky: reduced });
+        const spelled = Array.from(spellings, ([key, value]) => ({ key, value }));
+        await store.put(session, [...run.stashes, ...spelled], { sticky: reduced });
       } catch (error) {
         run.report.stashFailure = error instanceof Error ? error.message : String(error);
         return unchangedResult;

@@ -63,10 +63,40 @@ export interface RunResult {
  * tokens is dropped; outputs that carry a marker or were expanded are never compacted again.
  */
 export async function runPipeline(deps: PipelineDeps, request: RunRequest): Promise<RunResult> {
+  const held = new Set<number>();
+  for (;;) {
+    const { result, records } = await runOnce(deps, request, held);
+    const ambiguous = ambiguousRecords(request.transcript, records, result.replacement);
+    if (ambiguous.size === 0) {
+      if (held.size > 0) result.report.heldVerbatim = held.size;
+      return result;
+    }
+    // Each pass holds at least one more output verbatim, so this ends.
+    for (const index of ambiguous) held.add(index);
+  }
+}
+
+/** What /rehydrate will read of each output: where it started, ended, and its `rf:` text. */
+interface OutputRecords {
+  readonly received: readonly string[];
+  readonly texts: readonly string[];
+  /** The text an offload stashed (its marker's content), per offloaded output. */
+  readonly stashedAs: readonly (string | undefined)[];
+  /** The text an `rf:` record names this output's original by, per output that has one. */
+  readonly reformatted: readonly (string | undefined)[];
+}
+
+async function runOnce(
+  deps: PipelineDeps,
+  request: RunRequest,
+  held: ReadonlySet<number>,
+): Promise<{ result: RunResult; records: OutputRecords }> {
   const { transcript, config, persists, sticky } = request;
   const received = transcript.outputs.map((output) => output.text);
   const current = [...received];
   const offloaded = received.map(() => false);
+  const stashedAs: (string | undefined)[] = received.map(() => undefined);
+  const reformatted: (string | undefined)[] = received.map(() => undefined);
   const stashes = new Map<string, string>();
   const reduced: string[] = [];
   const report: RunReport = { components: [] };
@@ -79,7 +109,7 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
   // Whether each output's current text carries a marker; kept up to date as texts change.
   const carries = received.map((text) => carriesMarker(text));
   const isProtected = (index: number): boolean => {
-    if (offloaded[index] || carries[index]) return true;
+    if (offloaded[index] || carries[index] || held.has(index)) return true;
     return keepsSome && sticky.has(keepVerbatimId(deps.hash(current[index] as string)));
   };
 
@@ -196,7 +226,11 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
                 markers++;
               }
               const first = received[change.index] as string;
-              if (before !== first) stashes.set(`rf:${deps.hash(before)}`, first);
+              stashedAs[change.index] = before;
+              if (before !== first) {
+                stashes.set(`rf:${deps.hash(before)}`, first);
+                reformatted[change.index] = before;
+              }
             }
           }
           current[change.index] = change.text;
@@ -218,18 +252,69 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
   if (persists && effectiveMode(config.marker_mode, persists) === "full") {
     current.forEach((text, index) => {
       const first = received[index] as string;
-      if (!offloaded[index] && text !== first) stashes.set(`rf:${deps.hash(text)}`, first);
+      if (!offloaded[index] && text !== first) {
+        stashes.set(`rf:${deps.hash(text)}`, first);
+        reformatted[index] = text;
+      }
     });
   }
 
   return {
-    texts: current,
-    stashes: Array.from(stashes, ([key, value]) => ({ key, value })),
-    reduced,
-    markers,
-    report,
-    ...(replacement ? { replacement } : {}),
+    result: {
+      texts: current,
+      stashes: Array.from(stashes, ([key, value]) => ({ key, value })),
+      reduced,
+      markers,
+      report,
+      ...(replacement ? { replacement } : {}),
+    },
+    records: { received, texts: current, stashedAs, reformatted },
   };
+}
+
+/**
+ * Outputs whose `rf:` record would make /rehydrate give back the wrong original. Rehydrate finds
+ * a reformatted output's original by the hash of its text alone, so each such text must stand for
+ * one original wherever it is read: two different outputs that clean up to the same text, or a
+ * cleaned text that another string of the body (or an offloaded output's stashed text) reads
+ * verbatim, are ambiguous. The later claimant, or the one whose record would mislead, is named.
+ */
+function ambiguousRecords(
+  transcript: Transcript,
+  records: OutputRecords,
+  replacement: AcceptedReplacement | undefined,
+): Set<number> {
+  const { received, texts, stashedAs, reformatted } = records;
+  const ambiguous = new Set<number>();
+  const claims = new Map<string, number>();
+  reformatted.forEach((text, index) => {
+    if (text === undefined) return;
+    const owner = claims.get(text);
+    if (owner === undefined) claims.set(text, index);
+    else if (received[owner] !== received[index]) ambiguous.add(index);
+  });
+  if (claims.size === 0) return ambiguous;
+  const misleads = (text: string | undefined, original: string) => {
+    const owner = text === undefined ? undefined : claims.get(text);
+    if (owner !== undefined && received[owner] !== original) ambiguous.add(owner);
+  };
+  let output = 0;
+  for (const item of transcript.strings) {
+    const index = item.tool ? output++ : undefined;
+    const replaced =
+      replacement !== undefined &&
+      item.messageIndex >= replacement.from &&
+      item.messageIndex < replacement.to;
+    if (replaced) continue;
+    if (index === undefined) {
+      misleads(item.text, item.text);
+      continue;
+    }
+    const original = received[index] as string;
+    misleads(texts[index], original);
+    misleads(stashedAs[index], original);
+  }
+  return ambiguous;
 }
 
 export function effectiveMode(mode: MarkerMode, persists: boolean): MarkerMode {

@@ -10,8 +10,13 @@ const lines = (line: string) => Array.from({ length: 40 }, () => line).join("\\n
 
 /** An OpenAI body whose tool outputs get reduced; `literal` is its raw JSON text. */
 function body(literal: string): string {
+  return bodyOf([literal]);
+}
+
+/** An OpenAI body with these raw JSON literals as its first tool outputs, then four long ones. */
+function bodyOf(literals: readonly string[]): string {
   const outputs = [
-    literal,
+    ...literals,
     ...Array.from({ length: 4 }, (_, i) => `"${lines(`line ${i} of output`)}"`),
   ];
   const messages = outputs.flatMap((content, index) => [
@@ -46,6 +51,62 @@ describe("rehydrate(compact(x)) = x for every string spelling", () => {
     const back = await app.request("/rehydrate", { method: "POST", body: output, headers });
     expect(back.status).toBe(200);
     expect(await back.text()).toBe(input);
+  });
+});
+
+/** Compacts `input` in one session, rehydrates the result, and returns both texts. */
+async function roundTrip(input: string, session: string) {
+  const { app } = subject("reversible");
+  const headers = { "x-context-guru-session": session };
+  const compacted = await app.request("/compact", { method: "POST", body: input, headers });
+  const output = await compacted.text();
+  const back = await app.request("/rehydrate", { method: "POST", body: output, headers });
+  expect(back.status).toBe(200);
+  return { output, back: await back.text() };
+}
+
+const progress = (first: string) =>
+  `${lines("collected 42 items")}\\n${first}ownloading 45%\\rDownloading 100%\\ndone`;
+
+describe("rehydrate(compact(x)) = x when cleaned-up texts coincide", () => {
+  it("gives each output its own original when two clean up to the same text", async () => {
+    // Both lose their overwritten progress line; the second then duplicates the first.
+    const input = bodyOf([`"${progress("x")}"`, `"${progress("D")}"`]);
+    const { output, back } = await roundTrip(input, "coincide");
+    expect(output).not.toBe(input);
+    expect(back).toBe(input);
+  });
+
+  it("keeps an output verbatim when its cleaned text is another output's received text", async () => {
+    const cleaned = `${lines("collected 42 items")}\\nDownloading 100%\\ndone`;
+    const orders = [
+      [`"${progress("D")}"`, `"${cleaned}"`],
+      [`"${cleaned}"`, `"${progress("D")}"`],
+    ];
+    for (const [index, order] of orders.entries()) {
+      const input = bodyOf(order);
+      const { output, back } = await roundTrip(input, `verbatim-${index}`);
+      expect(output).not.toBe(input);
+      expect(back).toBe(input);
+    }
+  });
+
+  it("gives a user message back as written when it reads like a cleaned output", async () => {
+    const cleaned = `${lines("collected 42 items")}\\nDownloading 100%\\ndone`;
+    const input = bodyOf([`"${progress("D")}"`]).replace(
+      '"content":"go"',
+      `"content":"${cleaned}"`,
+    );
+    const { output, back } = await roundTrip(input, "user-text");
+    expect(output).not.toBe(input);
+    expect(back).toBe(input);
+  });
+
+  it("gives back both spellings of one text written two ways", async () => {
+    const text = lines("error <nil> at main.go:12");
+    const input = bodyOf([`"${text}"`, `"${text.replaceAll("<", "\\u003c")}"`]);
+    const { back } = await roundTrip(input, "two-spellings");
+    expect(back).toBe(input);
   });
 });
 
