@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Hono } from "hono";
 import { createApp } from "../../src/app.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { Config, ConfigInput } from "../../src/config/schema.js";
 import { removeExpandTool } from "../../src/expand/uninject.js";
+import { countO200k } from "../../src/pipeline/tokens.js";
 import { createStore } from "../../src/store/create.js";
 import { detectProvider } from "../../src/wire/detect.js";
 import { scanTopLevel } from "../../src/wire/json-scan.js";
@@ -177,8 +177,8 @@ function compareShape(
 ): void {
   if (typeof was === "string" && typeof now === "string") {
     if (was !== now) {
-      tokens.before += countTokens(was);
-      tokens.after += countTokens(now);
+      tokens.before += countO200k(was);
+      tokens.after += countO200k(now);
     }
     return;
   }

@@ -1,0 +1,79 @@
+import fc from "fast-check";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { describe, expect, it } from "vitest";
+import { countO200k, TokenCounter } from "../../src/pipeline/tokens.js";
+import { CLEAN, postCompact, testApp } from "../support/app.js";
+import { jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
+
+/**
+ * Token counting (§4): exact o200k_base counts for every ordinary text, and bounded time for the
+ * texts byte-pair merging is quadratic on (one very long run of a single character class).
+ */
+const WORDS = ["error", " ", "\n", "é", "😀", "42", "::", "\t", "Ünïcödé", "=", "-", "ab", "\r\n"];
+
+describe("countO200k", () => {
+  it("is the exact o200k count for texts without a run of 256 letters, symbols or spaces", () => {
+    const ordinary = fc
+      .array(fc.oneof(fc.constantFrom(...WORDS), fc.string({ maxLength: 40 })), {
+        maxLength: 300,
+      })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(ordinary, (text) => {
+        expect(countO200k(text)).toBe(countTokens(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("is exact for real tool outputs and for runs just under the cut", () => {
+    for (const text of [
+      logOutput(400),
+      jsonArrayOutput(200),
+      `${"a".repeat(255)} ${"=".repeat(255)}\n${" ".repeat(255)}x`,
+    ]) {
+      expect(countO200k(text)).toBe(countTokens(text));
+    }
+  });
+
+  it.each([
+    ["letters", "a"],
+    ["alternating letters", "ab"],
+    ["symbols", "="],
+    ["spaces", " "],
+    ["emoji (surrogate pairs)", "😀"],
+    ["combining marks", "e\u0301"],
+  ])("stays within a token per 256 characters of exact on long runs of %s", (_name, unit) => {
+    for (const length of [256, 300, 1000, 2600]) {
+      const text = `start ${unit.repeat(Math.ceil(length / unit.length))} end`;
+      const exact = countTokens(text);
+      expect(Math.abs(countO200k(text) - exact)).toBeLessThanOrEqual(Math.ceil(text.length / 256));
+    }
+  });
+
+  it("never splits a surrogate pair", () => {
+    // An odd offset puts a cut between the halves of a pair unless it is moved.
+    const text = `x${"😀".repeat(600)}`;
+    expect(countO200k(text)).toBe(countTokens(text));
+  });
+
+  it("counts a megabyte of one letter (exact byte-pair merging would take hours)", () => {
+    const counter = new TokenCounter();
+    const text = "A".repeat(1024 * 1024);
+    expect(counter.count(text)).toBeGreaterThan(0);
+    expect(counter.atLeast(text, 1000)).toBe(true);
+  });
+});
+
+describe("POST /compact with a tool output that is one long run", () => {
+  it.each([
+    ["reversible", {}],
+    ["clean", CLEAN],
+  ])("answers 200 and counts its tokens (%s)", async (_mode, config) => {
+    const { app } = testApp(config);
+    const body = openaiBody(["Q".repeat(512 * 1024), logOutput(200), logOutput(200)]);
+    const response = await postCompact(app, body);
+    expect(response.status).toBe(200);
+    expect(Number(response.headers.get("x-context-guru-tokens-before"))).toBeGreaterThan(0);
+  });
+});
