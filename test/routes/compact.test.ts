@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { scanTopLevel } from "../../src/wire/json-scan.js";
 import { CLEAN, postCompact, testApp } from "../support/app.js";
 import { anthropicBody, jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
+import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 const encoder = new TextEncoder();
 const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
@@ -167,7 +168,7 @@ describe("POST /compact property: random JSON bodies", () => {
           expect(out.slice(other.start, other.end)).toBe(text.slice(span.start, span.end));
         }
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? (process.env.CI ? 500 : 200)) },
+      { numRuns: PROPERTY_RUNS },
     );
   });
 });

@@ -12,29 +12,18 @@ import {
   transcriptBody,
   wrongMessagesBody,
 } from "../support/fuzz-arbitraries.js";
+import { PROPERTY_RUNS } from "../support/property-runs.js";
 import { checkCompact, freshSession, type Mode, subject } from "./compact-invariants.js";
 
 /**
  * §10 invariants of POST /compact over generated and hostile bodies: 200 (413 over the limit),
  * the input bytes or same-shape JSON, never more tokens, no marker leaks in clean mode, exact
- * rehydration in reversible mode, determinism, and no crash.
+ * rehydration in reversible mode, determinism, and no crash. One test file per mode runs this
+ * suite, so the two modes run side by side.
  */
-/** Cases per property: `PROPERTY_RUNS`, else 500 in CI and 200 locally (`npm run fuzz` goes deeper). */
-const numRuns = Number(process.env.PROPERTY_RUNS ?? (process.env.CI ? 500 : 200));
+const numRuns = PROPERTY_RUNS;
 /** Thousands of cases per property take minutes on a busy CI machine; cases themselves are fast. */
 const timeout = 30 * 60_000;
-const modes: Mode[] = ["reversible", "clean"];
-const subjects = { reversible: subject("reversible"), clean: subject("clean") };
-
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-beforeAll(() => {
-  process.on("unhandledRejection", onUnhandled);
-});
-afterAll(() => {
-  process.off("unhandledRejection", onUnhandled);
-  expect(unhandled).toEqual([]);
-});
 
 const properties: ReadonlyArray<readonly [string, fc.Arbitrary<FuzzCase>]> = [
   ["arbitrary JSON values", arbitraryJson],
@@ -44,56 +33,62 @@ const properties: ReadonlyArray<readonly [string, fc.Arbitrary<FuzzCase>]> = [
   ["mutated transcripts (truncation, invalid UTF-8, lone surrogates)", mutatedTranscript],
 ];
 
-describe.each(modes)("POST /compact invariants, %s mode", { timeout }, (mode) => {
-  it.each(properties)("%s", async (_name, arbitrary) => {
-    await fc.assert(
-      fc.asyncProperty(arbitrary, (body) => checkCompact(subjects[mode], body.bytes)),
-      { numRuns },
-    );
+export function propertySuite(mode: Mode): void {
+  const target = subject(mode);
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  beforeAll(() => {
+    process.on("unhandledRejection", onUnhandled);
   });
-});
+  afterAll(() => {
+    process.off("unhandledRejection", onUnhandled);
+    expect(unhandled).toEqual([]);
+  });
 
-if (!hasAgentCorpus) {
-  console.warn(`mutated corpus properties skipped: no corpus at ${agentCorpusDir}`);
-}
-
-describe.skipIf(!hasAgentCorpus).each(modes)(
-  "POST /compact on corpus bodies, %s mode",
-  { timeout },
-  (mode) => {
-    it("holds every invariant on real bodies and their mutations", async () => {
+  describe(`POST /compact invariants, ${mode} mode`, { timeout }, () => {
+    it.each(properties)("%s", async (_name, arbitrary) => {
       await fc.assert(
-        fc.asyncProperty(mutatedCorpus(agentCorpusBodies()), (body) =>
-          checkCompact(subjects[mode], body.bytes),
-        ),
+        fc.asyncProperty(arbitrary, (body) => checkCompact(target, body.bytes)),
         { numRuns },
       );
     });
-  },
-);
-
-describe("POST /compact body limit", { timeout }, () => {
-  const limit = 4096;
-  const small = {
-    reversible: subject("reversible", { limits: { body_bytes: limit } }),
-    clean: subject("clean", { limits: { body_bytes: limit } }),
-  };
-
-  it.each(modes)("answers 413 exactly over the limit and 200 at or under it (%s)", async (mode) => {
-    const padded = fc
-      .tuple(transcriptBody, fc.integer({ min: limit - 64, max: limit + 64 }))
-      .map(({ 0: body, 1: size }) => padTo(body.bytes, size));
-    await fc.assert(
-      fc.asyncProperty(padded, (bytes) => checkCompact(small[mode], bytes)),
-      { numRuns },
-    );
   });
-});
 
-describe("determinism across processes", { timeout }, () => {
-  it.each(modes)(
-    "two independent apps give the same bytes for the same body (%s)",
-    async (mode) => {
+  if (!hasAgentCorpus) {
+    console.warn(`mutated corpus properties skipped: no corpus at ${agentCorpusDir}`);
+  }
+  describe.skipIf(!hasAgentCorpus)(
+    `POST /compact on corpus bodies, ${mode} mode`,
+    { timeout },
+    () => {
+      it("holds every invariant on real bodies and their mutations", async () => {
+        await fc.assert(
+          fc.asyncProperty(mutatedCorpus(agentCorpusBodies()), (body) =>
+            checkCompact(target, body.bytes),
+          ),
+          { numRuns },
+        );
+      });
+    },
+  );
+
+  describe(`POST /compact body limit, ${mode} mode`, { timeout }, () => {
+    const limit = 4096;
+    const small = subject(mode, { limits: { body_bytes: limit } });
+
+    it("answers 413 exactly over the limit and 200 at or under it", async () => {
+      const padded = fc
+        .tuple(transcriptBody, fc.integer({ min: limit - 64, max: limit + 64 }))
+        .map(({ 0: body, 1: size }) => padTo(body.bytes, size));
+      await fc.assert(
+        fc.asyncProperty(padded, (bytes) => checkCompact(small, bytes)),
+        { numRuns },
+      );
+    });
+  });
+
+  describe(`determinism across processes, ${mode} mode`, { timeout }, () => {
+    it("two independent apps give the same bytes for the same body", async () => {
       await fc.assert(
         fc.asyncProperty(transcriptBody, async (body) => {
           const session = freshSession();
@@ -111,9 +106,9 @@ describe("determinism across processes", { timeout }, () => {
         }),
         { numRuns },
       );
-    },
-  );
-});
+    });
+  });
+}
 
 /** A JSON body of exactly `size` bytes: a padding member in front, or the body cut short. */
 function padTo(bytes: Uint8Array, size: number): Uint8Array {

@@ -1,0 +1,3 @@
+import { propertySuite } from "./property-suite.js";
+
+propertySuite("reversible");
