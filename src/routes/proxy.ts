@@ -1,11 +1,11 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Compactor } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import type { ProxyEvents } from "../proxy/events.js";
 import { handleProxy, type ProxyContext } from "../proxy/handle.js";
 import type { Store } from "../store/types.js";
 import { UpstreamClient } from "../upstream/client.js";
+import { limitBody } from "./body-limit.js";
 
 export interface ProxyDeps {
   readonly config: Config;
@@ -30,11 +30,7 @@ export function proxyRoutes(deps: ProxyDeps): Hono {
     client: new UpstreamClient(config.upstream, deps.fetch),
     events: deps.proxyEvents ?? {},
   };
-  const limit = bodyLimit({
-    maxSize: config.limits.body_bytes,
-    onError: (c) =>
-      c.json({ error: `request body exceeds ${config.limits.body_bytes} bytes` }, 413),
-  });
+  const limit = limitBody(config.limits.body_bytes);
   const app = new Hono();
   app.post("/v1/chat/completions", limit, (c) => handleProxy(context, "openai", c.req.raw));
   app.post("/v1/messages", limit, (c) => handleProxy(context, "anthropic", c.req.raw));
