@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { SizedMemo } from "../pipeline/sized-memo.js";
 import type { ToolOutput } from "../wire/types.js";
 
 /**
@@ -84,10 +84,10 @@ const FAILURES: readonly RegExp[] = [
 ];
 
 /** Detections by output text, then by command; agents re-send the same outputs every turn. */
-const detected = new LRUCache<string, Map<string, TestRun | null>>({
-  maxSize: 16 * 1024 * 1024,
-  sizeCalculation: (_, text) => text.length + 64,
-});
+const detected = new SizedMemo<Map<string, TestRun | null>>(
+  16 * 1024 * 1024,
+  (text, byCommand) => text.length + 64 * byCommand.size,
+);
 
 /**
  * The test/build run this output records, or undefined when it is not one. A call that ran no
@@ -103,7 +103,8 @@ export function detectRun(output: ToolOutput): TestRun | undefined {
   const family = command === undefined ? signatureFamily(output.text) : commandFamily(command);
   const run =
     family === undefined ? undefined : { family, failed: output.isError || runFailed(output.text) };
-  const byCommand = detected.get(output.text) ?? new Map<string, TestRun | null>();
+  // A new map, so the memo accounts for its size as it grows.
+  const byCommand = new Map(detected.get(output.text));
   byCommand.set(key, run ?? null);
   detected.set(output.text, byCommand);
   return run;

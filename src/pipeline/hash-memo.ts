@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { SizedMemo } from "./sized-memo.js";
 
 /**
  * Content ids memoised by content: agents re-send the same outputs every turn, and the pipeline
@@ -10,15 +10,12 @@ export function memoiseHash(
   hash: (text: string) => string,
   maxChars = 32 * 1024 * 1024,
 ): (text: string) => string {
-  const memo = new LRUCache<string, string>({
-    maxSize: maxChars,
-    sizeCalculation: (_, key) => key.length + 16,
-  });
+  const memo = new SizedMemo<string>(maxChars, (key) => key.length + 16);
   return (text) => {
     let id = memo.get(text);
     if (id === undefined) {
       id = hash(text);
-      if (text.length + 16 <= maxChars) memo.set(text, id);
+      memo.set(text, id);
     }
     return id;
   };

@@ -1,5 +1,5 @@
-import { LRUCache } from "lru-cache";
 import type { StashEntry } from "../store/types.js";
+import { SizedMemo } from "./sized-memo.js";
 
 /** A memoised output-scoped result: the replacement (undefined = unchanged) and its stashes. */
 export interface MemoEntry {
@@ -14,21 +14,18 @@ export interface MemoEntry {
  * length of the texts, replacements and stashes it holds.
  */
 export class OutputMemo {
-  readonly #cache: LRUCache<string, Map<string, MemoEntry>>;
+  readonly #cache: SizedMemo<Map<string, MemoEntry>>;
 
   constructor(private readonly maxChars = 32 * 1024 * 1024) {
-    this.#cache = new LRUCache({
-      maxSize: maxChars,
-      sizeCalculation: (entries, text) => {
-        let size = text.length + 64;
-        for (const entry of entries.values()) {
-          size += (entry.text?.length ?? 0) + 64;
-          for (const stash of entry.stashes) {
-            if (stash.value !== text) size += stash.value.length;
-          }
+    this.#cache = new SizedMemo(maxChars, (text, entries) => {
+      let size = text.length + 64;
+      for (const entry of entries.values()) {
+        size += (entry.text?.length ?? 0) + 64;
+        for (const stash of entry.stashes) {
+          if (stash.value !== text) size += stash.value.length;
         }
-        return size;
-      },
+      }
+      return size;
     });
   }
 
@@ -38,7 +35,8 @@ export class OutputMemo {
 
   set(table: string, text: string, callKey: string, entry: MemoEntry): void {
     if (text.length * 2 > this.maxChars) return;
-    const entries = this.#cache.get(text) ?? new Map<string, MemoEntry>();
+    // A new map, so the memo accounts for its size as it grows.
+    const entries = new Map(this.#cache.get(text));
     entries.set(`${table}\u0000${callKey}`, entry);
     this.#cache.set(text, entries);
   }

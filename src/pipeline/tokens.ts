@@ -1,5 +1,5 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { LRUCache } from "lru-cache";
+import { SizedMemo } from "./sized-memo.js";
 
 /** Longest run of one character class that is counted as a single pre-tokenizer piece. */
 const RUN_CHUNK = 256;
@@ -43,10 +43,10 @@ function isHighSurrogate(code: number): boolean {
  * total length.
  */
 export class TokenCounter {
-  readonly #memo: LRUCache<string, number>;
+  readonly #memo: SizedMemo<number>;
 
   constructor(maxChars = 64 * 1024 * 1024) {
-    this.#memo = new LRUCache({ maxSize: maxChars, sizeCalculation: (_, key) => key.length || 1 });
+    this.#memo = new SizedMemo(maxChars, (key) => key.length + 16);
   }
 
   count(text: string): number {
