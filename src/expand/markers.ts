@@ -16,6 +16,8 @@ export function markerFor(id: string): string {
 
 /** Marker ids in a decoded string, in order of appearance (duplicates kept). */
 export function markerIds(text: string): string[] {
+  // A plain substring search first: almost every text has no marker, and it is the cheaper pass.
+  if (!text.includes("<<cg:")) return [];
   return Array.from(text.matchAll(MARKER), (match) => match[1] as string);
 }
 
@@ -26,7 +28,9 @@ export function rawMarkerIds(json: string): string[] {
 
 /** True when text already carries a full marker or the summary sentinel (never compact again). */
 export function carriesMarker(text: string): boolean {
-  return text.includes(SENTINEL) || /<<cg:[A-Za-z0-9_-]{1,64}>>/.test(text);
+  return (
+    text.includes(SENTINEL) || (text.includes("<<cg:") && /<<cg:[A-Za-z0-9_-]{1,64}>>/.test(text))
+  );
 }
 
 /**
