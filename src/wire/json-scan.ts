@@ -117,6 +117,31 @@ class Scanner {
     return raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
   }
 
+  /**
+   * Reads `"key"` and the `:` after it, like key(), but only tells whether the key is `content`
+   * or `text` (or neither): no string is built for the many keys a message holds.
+   */
+  keyBit(): number {
+    const { text } = this;
+    const start = this.at + 1;
+    this.skipString();
+    const end = this.at - 1;
+    this.space();
+    this.at++; // ':'
+    this.space();
+    const length = end - start;
+    if (length === 7 && text.startsWith("content", start)) return KEY_CONTENT;
+    if (length === 4 && text.startsWith("text", start)) return KEY_TEXT;
+    for (let at = start; at < end; at++) {
+      if (text.charCodeAt(at) === BACKSLASH) {
+        // An escaped spelling (`"cont\u0065nt"`) names the same key once decoded.
+        const key = JSON.parse(text.slice(start - 1, end + 1)) as string;
+        return key === "content" ? KEY_CONTENT : key === "text" ? KEY_TEXT : 0;
+      }
+    }
+    return 0;
+  }
+
   /** From an opening quote to just past the closing quote. */
   skipString(): void {
     const { text } = this;
@@ -206,8 +231,7 @@ class Scanner {
     this.at++;
     this.space();
     while (text.charCodeAt(this.at) !== CLOSE_BRACE) {
-      const key = this.key();
-      const bit = key === "content" ? KEY_CONTENT : key === "text" ? KEY_TEXT : 0;
+      const bit = this.keyBit();
       if (seen & bit) this.ambiguous = true;
       seen |= bit;
       const code = text.charCodeAt(this.at);
@@ -215,7 +239,10 @@ class Scanner {
       if (code === QUOTE && (isContent || (bit === KEY_TEXT && depth > 0))) {
         const start = this.at;
         this.skipString();
-        this.strings.set(path(message, block, inner, key), { start, end: this.at });
+        this.strings.set(path(message, block, inner, bit === KEY_TEXT ? "text" : "content"), {
+          start,
+          end: this.at,
+        });
       } else if (code === OPEN_BRACKET && isContent) {
         this.at++;
         this.space();
