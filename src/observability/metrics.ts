@@ -153,10 +153,35 @@ export class Metrics {
     this.#zeroKnownSeries();
   }
 
+  /**
+   * Labelled series resolved once per label set: prom-client hashes a label object on every
+   * call, and a compaction records a dozen series per request.
+   */
+  readonly #series = new Map<
+    string,
+    { inc(value?: number): void; observe?(value: number): void }
+  >();
+
+  #child<T extends { inc(value?: number): void } | { observe(value: number): void }>(
+    metric: { labels(labels: Record<string, string>): T },
+    name: string,
+    labels: Record<string, string>,
+    key: string,
+  ): T {
+    const id = `${name}\u0000${key}`;
+    let child = this.#series.get(id) as T | undefined;
+    if (child === undefined) {
+      child = metric.labels(labels);
+      this.#series.set(id, child as never);
+    }
+    return child;
+  }
+
   /** One answered HTTP request; `route` is the route pattern, never the raw path. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    this.#requests.inc({ route, method, status: String(status) });
-    this.#latency.observe({ route }, seconds);
+    const labels = { route, method, status: String(status) };
+    this.#child(this.#requests, "requests", labels, `${route} ${method} ${status}`).inc();
+    this.#child(this.#latency, "latency", { route }, route).observe(seconds);
   }
 
   /** Token, marker, revert and gate figures of one compaction (the route's or the proxy's). */
@@ -169,15 +194,19 @@ export class Metrics {
     this.#requestTokensAfter.inc(result.tokensAfter);
     const stashFailed = result.report?.stashFailure !== undefined;
     for (const component of result.report?.components ?? []) {
-      const labels = { component: component.name };
+      const { name } = component;
+      const labels = { component: name };
       if (component.gated !== undefined) this.#gated.inc({ ...labels, reason: component.gated });
       const reverted = stashFailed ? "stash_failed" : component.reverted?.reason;
       const after = reverted === undefined ? component.tokensAfter : component.tokensBefore;
-      this.#tokensBefore.inc(labels, component.tokensBefore);
-      this.#tokensAfter.inc(labels, after);
-      this.#tokensSaved.inc(labels, Math.max(0, component.tokensBefore - after));
+      this.#child(this.#tokensBefore, "before", labels, name).inc(component.tokensBefore);
+      this.#child(this.#tokensAfter, "after", labels, name).inc(after);
+      const saved = Math.max(0, component.tokensBefore - after);
+      this.#child(this.#tokensSaved, "saved", labels, name).inc(saved);
       if (reverted !== undefined) this.#reverts.inc({ ...labels, reason: reverted });
-      else if (component.keys.length > 0) this.#markers.inc(labels, component.keys.length);
+      else if (component.keys.length > 0) {
+        this.#child(this.#markers, "markers", labels, name).inc(component.keys.length);
+      }
       for (const call of component.modelCalls ?? []) {
         this.#modelCalls.inc({ ...labels, outcome: call.outcome });
         if (call.outcome === "skipped") continue;
