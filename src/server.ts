@@ -56,7 +56,6 @@ function main(): void {
   const shutdown = (signal: NodeJS.Signals) => {
     if (lifecycle.draining) return;
     lifecycle.beginDrain();
-    process.stdout.write(`${JSON.stringify({ level: "info", msg: "draining", signal })}\n`);
     const force = setTimeout(() => {
       process.stderr.write("cg-compactor: drain deadline passed, exiting\n");
       process.exit(1);
@@ -66,6 +65,8 @@ function main(): void {
       store.close().finally(() => process.exit(0));
     });
     if ("closeIdleConnections" in server) server.closeIdleConnections();
+    // Logged once the listener is closed: from this line on, a new connection is refused.
+    process.stdout.write(`${JSON.stringify({ level: "info", msg: "draining", signal })}\n`);
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
