@@ -7,6 +7,7 @@
  * byte limit, sampling memory as the store fills and evicts.
  *
  *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
+ *     [--sustain-max-bytes B] [--sustain-memo-bytes B] [--sustain-connections N]
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -52,6 +53,7 @@ const { values } = parseArgs({
     corpus: { type: "string" },
     sustain: { type: "string", default: "0" },
     "sustain-max-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+    "sustain-memo-bytes": { type: "string", default: String(16 * 1024 * 1024) },
     "sustain-connections": { type: "string", default: "4" },
   },
 });
@@ -59,6 +61,7 @@ const connections = wholeNumber(values.connections, "connections");
 const duration = wholeNumber(values.duration, "duration");
 const sustain = wholeNumber(values.sustain, "sustain", true);
 const sustainMaxBytes = wholeNumber(values["sustain-max-bytes"], "sustain-max-bytes");
+const sustainMemoBytes = wholeNumber(values["sustain-memo-bytes"], "sustain-memo-bytes");
 const sustainConnections = wholeNumber(values["sustain-connections"], "sustain-connections");
 
 function wholeNumber(text: string | undefined, name: string, zero = false): number {
@@ -222,8 +225,11 @@ let failed = [echo, reversible, clean].some(({ result }) => result.errors + resu
 if (sustain > 0) {
   // The byte limit, not the entry count, is the bound that must hold (lru-cache preallocates
   // per entry slot, so the count stays moderate).
+  // The memos (token counts, component results, ids) are the other bounded cache that unique
+  // traffic fills; a budget the size of the store's lets both fill within the run.
   const { app, store } = serviceApp({
     store: { max_bytes: sustainMaxBytes, max_entries: 200_000 },
+    limits: { memo_bytes: sustainMemoBytes },
   });
   const server = await listen(app);
   // Every tool output (every content string) gets a fresh id: nothing repeats, every stash is new.
@@ -249,7 +255,7 @@ if (sustain > 0) {
   failed ||= result.errors + result.non2xx > 0;
   console.log(
     `sustain ${sustain} s, unique bodies, store max_bytes ${mb(sustainMaxBytes)}: ${result.requests.total} requests ` +
-      `(${result.requests.average.toFixed(1)} req/s, ${sustainConnections} connections), ${errorText(result)}, store ${stats.entries} entries / ${mb(stats.bytes)}`,
+      `(${result.requests.average.toFixed(1)} req/s, ${sustainConnections} connections), ${errorText(result)}, store ${stats.entries} entries / ${mb(stats.bytes)}, memo budget ${mb(sustainMemoBytes)}`,
   );
   console.log(
     `  rss before ${mb(before)}, peak ${mb(peak)}, after ${mb(after)}, growth ${mb(peak - before)}; ` +
