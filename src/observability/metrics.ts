@@ -43,7 +43,7 @@ export class Metrics {
   readonly registry = new Registry();
   readonly contentType = this.registry.contentType;
 
-  readonly #requests = this.#counter("cg_http_requests_total", "HTTP requests answered.", [
+  readonly #requests = this.#tally("cg_http_requests_total", "HTTP requests answered.", [
     "route",
     "method",
     "status",
@@ -55,11 +55,11 @@ export class Metrics {
     buckets: latencyBuckets,
     registers: [this.registry],
   });
-  readonly #requestTokensBefore = this.#counter(
+  readonly #requestTokensBefore = this.#tally(
     "cg_request_tokens_before_total",
     "Message tokens of compacted request bodies before compaction.",
   );
-  readonly #requestTokensAfter = this.#counter(
+  readonly #requestTokensAfter = this.#tally(
     "cg_request_tokens_after_total",
     "Message tokens of compacted request bodies after compaction.",
   );
@@ -68,17 +68,17 @@ export class Metrics {
     "Bodies returned unchanged without running the pipeline, by reason.",
     ["reason"],
   );
-  readonly #tokensBefore = this.#counter(
+  readonly #tokensBefore = this.#tally(
     "cg_component_tokens_before_total",
     "Tokens of the tool outputs a component changed, before its change.",
     ["component"],
   );
-  readonly #tokensAfter = this.#counter(
+  readonly #tokensAfter = this.#tally(
     "cg_component_tokens_after_total",
     "Tokens of the tool outputs a component changed, after it (unchanged when reverted).",
     ["component"],
   );
-  readonly #tokensSaved = this.#counter(
+  readonly #tokensSaved = this.#tally(
     "cg_component_tokens_saved_total",
     "Tokens a component removed and that stayed removed.",
     ["component"],
@@ -93,7 +93,7 @@ export class Metrics {
     "Component runs skipped by a trigger gate or an unavailable model.",
     ["component", "reason"],
   );
-  readonly #markers = this.#counter("cg_markers_written_total", "Markers written.", ["component"]);
+  readonly #markers = this.#tally("cg_markers_written_total", "Markers written.", ["component"]);
   readonly #modelCalls = this.#counter(
     "cg_model_calls_total",
     "Cheap-model calls of LLM-backed components: accepted, rejected (did not verify), failed, skipped (no model).",
@@ -153,35 +153,14 @@ export class Metrics {
     this.#zeroKnownSeries();
   }
 
-  /**
-   * Labelled series resolved once per label set: prom-client hashes a label object on every
-   * call, and a compaction records a dozen series per request.
-   */
-  readonly #series = new Map<
-    string,
-    { inc(value?: number): void; observe?(value: number): void }
-  >();
-
-  #child<T extends { inc(value?: number): void } | { observe(value: number): void }>(
-    metric: { labels(labels: Record<string, string>): T },
-    name: string,
-    labels: Record<string, string>,
-    key: string,
-  ): T {
-    const id = `${name}\u0000${key}`;
-    let child = this.#series.get(id) as T | undefined;
-    if (child === undefined) {
-      child = metric.labels(labels);
-      this.#series.set(id, child as never);
-    }
-    return child;
-  }
-
   /** One answered HTTP request; `route` is the route pattern, never the raw path. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const labels = { route, method, status: String(status) };
-    this.#child(this.#requests, "requests", labels, `${route} ${method} ${status}`).inc();
-    this.#child(this.#latency, "latency", { route }, route).observe(seconds);
+    this.#requests.add(`${route} ${method} ${status}`, 1, () => ({
+      route,
+      method,
+      status: String(status),
+    }));
+    this.#latency.observe({ route }, seconds);
   }
 
   /** Token, marker, revert and gate figures of one compaction (the route's or the proxy's). */
@@ -190,8 +169,8 @@ export class Metrics {
       this.#passthrough.inc({ reason: result.passthrough });
       return;
     }
-    this.#requestTokensBefore.inc(result.tokensBefore);
-    this.#requestTokensAfter.inc(result.tokensAfter);
+    this.#requestTokensBefore.add("", result.tokensBefore, () => ({}));
+    this.#requestTokensAfter.add("", result.tokensAfter, () => ({}));
     const stashFailed = result.report?.stashFailure !== undefined;
     for (const component of result.report?.components ?? []) {
       const { name } = component;
@@ -199,13 +178,13 @@ export class Metrics {
       if (component.gated !== undefined) this.#gated.inc({ ...labels, reason: component.gated });
       const reverted = stashFailed ? "stash_failed" : component.reverted?.reason;
       const after = reverted === undefined ? component.tokensAfter : component.tokensBefore;
-      this.#child(this.#tokensBefore, "before", labels, name).inc(component.tokensBefore);
-      this.#child(this.#tokensAfter, "after", labels, name).inc(after);
-      const saved = Math.max(0, component.tokensBefore - after);
-      this.#child(this.#tokensSaved, "saved", labels, name).inc(saved);
+      const byName = () => labels;
+      this.#tokensBefore.add(name, component.tokensBefore, byName);
+      this.#tokensAfter.add(name, after, byName);
+      this.#tokensSaved.add(name, Math.max(0, component.tokensBefore - after), byName);
       if (reverted !== undefined) this.#reverts.inc({ ...labels, reason: reverted });
       else if (component.keys.length > 0) {
-        this.#child(this.#markers, "markers", labels, name).inc(component.keys.length);
+        this.#markers.add(name, component.keys.length, byName);
       }
       for (const call of component.modelCalls ?? []) {
         this.#modelCalls.inc({ ...labels, outcome: call.outcome });
@@ -241,10 +220,10 @@ export class Metrics {
   /** Series with a known, bounded label set start at 0, so rates work from the first scrape. */
   #zeroKnownSeries(): void {
     for (const component of componentNames) {
-      for (const counter of [this.#tokensBefore, this.#tokensAfter, this.#tokensSaved]) {
-        counter.inc({ component }, 0);
+      for (const tally of [this.#tokensBefore, this.#tokensAfter, this.#tokensSaved]) {
+        tally.counter.inc({ component }, 0);
       }
-      this.#markers.inc({ component }, 0);
+      this.#markers.counter.inc({ component }, 0);
     }
     for (const reason of bailReasons) this.#expandBails.inc({ reason }, 0);
     for (const operation of storeOperations) this.#storeErrors.inc({ operation }, 0);
@@ -257,5 +236,41 @@ export class Metrics {
 
   #counter(name: string, help: string, labelNames: readonly string[] = []) {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  #tally(name: string, help: string, labelNames: readonly string[] = []): Tally {
+    const tally: Tally = new Tally(
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect: () => tally.flush(),
+      }),
+    );
+    return tally;
+  }
+}
+
+/**
+ * A counter fed on every request without prom-client's cost per call (it hashes the label object
+ * each time, and a compaction adds to a dozen series): sums are kept per label set and handed to
+ * the counter when the registry is read.
+ */
+class Tally {
+  readonly #pending = new Map<string, { labels: Record<string, string>; value: number }>();
+
+  constructor(readonly counter: Counter) {}
+
+  /** Adds `value` to the series `key` names; `labels` builds its labels the first time. */
+  add(key: string, value: number, labels: () => Record<string, string>): void {
+    const pending = this.#pending.get(key);
+    if (pending) pending.value += value;
+    else this.#pending.set(key, { labels: labels(), value });
+  }
+
+  flush(): void {
+    for (const { labels, value } of this.#pending.values()) this.counter.inc(labels, value);
+    this.#pending.clear();
   }
 }
