@@ -5,6 +5,8 @@ import { checkPut, valueBytes } from "./entry-size.js";
 import { addNewest } from "./sticky-order.js";
 import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
+const NO_IDS: ReadonlySet<string> = new Set();
+
 /** A kept original and the sessions allowed to read it (oldest first, at most `max_sessions`). */
 interface Kept {
   readonly value: string;
@@ -88,7 +90,9 @@ export class MemoryStore implements Store {
   }
 
   async sticky(session: string): Promise<ReadonlySet<string>> {
-    return new Set(this.#sticky.get(session));
+    // Stored sets are never changed in place (addSticky writes a new one), so a request may
+    // hold this one for its whole run while other requests of the session add to theirs.
+    return this.#sticky.get(session) ?? NO_IDS;
   }
 
   async addSticky(session: string, ids: readonly string[]): Promise<void> {

@@ -182,11 +182,13 @@ describe("memory store: bounds", () => {
     expect(sets.map((set) => [...set])).toEqual([["a"], [], ["c"]]);
   });
 
-  it("hands out a copy of the sticky set", async () => {
+  it("hands out a set that stays as it was while the session adds ids", async () => {
     const { store } = memoryStore();
     await store.addSticky("s", ["a"]);
-    const set = (await store.sticky("s")) as Set<string>;
-    set.add("intruder");
-    expect([...(await store.sticky("s"))]).toEqual(["a"]);
+    const held = await store.sticky("s");
+    await store.addSticky("s", ["b"]);
+    await store.put("s", [{ key: "k", value: "v" }], { sticky: ["c"] });
+    expect([...held]).toEqual(["a"]);
+    expect([...(await store.sticky("s"))]).toEqual(["a", "b", "c"]);
   });
 });
