@@ -30,6 +30,9 @@ export interface CompactOptions {
   incoming?: { model?: string; headers?: Record<string, string> } | undefined;
 }
 
+/** The signal of a compaction that was given none: nothing ever aborts it. */
+const NEVER_ABORTED = new AbortController().signal;
+
 /** Why a body went back unchanged without running the pipeline. */
 export type Passthrough =
   | "not_json"
@@ -127,7 +130,7 @@ export class Compactor {
         config,
         persists: store.persists,
         sticky,
-        signal: options.signal ?? new AbortController().signal,
+        signal: options.signal ?? NEVER_ABORTED,
         incoming: {
           provider,
           model:
