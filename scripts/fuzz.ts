@@ -17,14 +17,10 @@ import {
 import {
   agentCorpusBodies,
   agentCorpusDir,
-  arbitraryJson,
+  FUZZ_FAMILIES,
   type FuzzCase,
   hasAgentCorpus,
-  hostileBody,
   mutatedCorpus,
-  mutatedTranscript,
-  transcriptBody,
-  wrongMessagesBody,
 } from "../test/support/fuzz-arbitraries.js";
 
 const { values } = parseArgs({
@@ -43,13 +39,9 @@ const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.se
 const unhandled: unknown[] = [];
 process.on("unhandledRejection", (reason) => unhandled.push(reason));
 
-const families: Array<readonly [string, fc.Arbitrary<FuzzCase>]> = [
-  ["arbitrary-json", arbitraryJson],
-  ["transcripts", transcriptBody],
-  ["hostile", hostileBody],
-  ["wrong-messages", wrongMessagesBody],
-  ["mutated-transcripts", mutatedTranscript],
-];
+const families: Array<readonly [string, fc.Arbitrary<FuzzCase>]> = FUZZ_FAMILIES.map(
+  ({ id, arbitrary }) => [id, arbitrary] as const,
+);
 if (hasAgentCorpus) families.push(["mutated-corpus", mutatedCorpus(agentCorpusBodies())]);
 else process.stderr.write(`mutated corpus skipped: no corpus at ${agentCorpusDir}\n`);
 

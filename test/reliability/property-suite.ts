@@ -3,14 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   agentCorpusBodies,
   agentCorpusDir,
-  arbitraryJson,
-  type FuzzCase,
+  FUZZ_FAMILIES,
   hasAgentCorpus,
-  hostileBody,
   mutatedCorpus,
-  mutatedTranscript,
   transcriptBody,
-  wrongMessagesBody,
 } from "../support/fuzz-arbitraries.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 import { checkCompact, freshSession, type Mode, subject } from "./compact-invariants.js";
@@ -25,13 +21,7 @@ const numRuns = PROPERTY_RUNS;
 /** Thousands of cases per property take minutes on a busy CI machine; cases themselves are fast. */
 const timeout = 30 * 60_000;
 
-const properties: ReadonlyArray<readonly [string, fc.Arbitrary<FuzzCase>]> = [
-  ["arbitrary JSON values", arbitraryJson],
-  ["agent transcripts in both shapes", transcriptBody],
-  ["__proto__ keys, duplicate keys and deep nesting", hostileBody],
-  ["messages of every wrong type", wrongMessagesBody],
-  ["mutated transcripts (truncation, invalid UTF-8, lone surrogates)", mutatedTranscript],
-];
+const properties = FUZZ_FAMILIES.map(({ title, arbitrary }) => [title, arbitrary] as const);
 
 export function propertySuite(mode: Mode): void {
   const target = subject(mode);

@@ -442,6 +442,32 @@ export const mutatedTranscript: fc.Arbitrary<FuzzCase> = fc
     fuzzCase(`mutated:${change.kind}`, mutate(writeJson(body, compact), change)),
   );
 
+// ---------------------------------------------------------------- the families
+
+/** A family of generated bodies: `id` names it in `npm run fuzz`, `title` in the test suite. */
+export interface FuzzFamily {
+  readonly id: string;
+  readonly title: string;
+  readonly arbitrary: fc.Arbitrary<FuzzCase>;
+}
+
+/** The generated families both the property suite and `npm run fuzz` run (corpus aside). */
+export const FUZZ_FAMILIES: readonly FuzzFamily[] = [
+  { id: "arbitrary-json", title: "arbitrary JSON values", arbitrary: arbitraryJson },
+  { id: "transcripts", title: "agent transcripts in both shapes", arbitrary: transcriptBody },
+  {
+    id: "hostile",
+    title: "__proto__ keys, duplicate keys and deep nesting",
+    arbitrary: hostileBody,
+  },
+  { id: "wrong-messages", title: "messages of every wrong type", arbitrary: wrongMessagesBody },
+  {
+    id: "mutated-transcripts",
+    title: "mutated transcripts (truncation, invalid UTF-8, lone surrogates)",
+    arbitrary: mutatedTranscript,
+  },
+];
+
 // ---------------------------------------------------------------- the shared corpus
 
 /** ../shared/corpus/agent beside the repository; absent on machines without it. */
