@@ -9,6 +9,7 @@ import type { ModelCallReport } from "../../src/pipeline/report.js";
 import type { ComponentContext } from "../../src/pipeline/types.js";
 import { createStore } from "../../src/store/create.js";
 import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
+import { compactWithModelReply } from "../support/model-failure.js";
 import { type ModelReply, ScriptedModel } from "../support/scripted-model.js";
 
 const model = await ScriptedModel.start();
@@ -225,35 +226,16 @@ describe("extract_llm through POST /compact", () => {
     ["answers garbage", { garbage: "{" }],
     ["invents lines", { text: '{"ranges":[[10,10],[41,41]]}' }],
   ])("answers 200 with the original bytes when the model %s", async (_, reply) => {
-    const own = await ScriptedModel.start();
-    try {
-      own.script(() => reply);
-      const config = parseConfig({
-        pipeline: ["extract_llm"],
-        limits: { compact_timeout_ms: 200 },
-        components: {
-          extract_llm: {
-            min_tokens: 50,
-            model: { base_url: own.openaiUrl, model: "cheap-1", timeout_ms: 60_000 },
-          },
-        },
-      });
-      const app = createApp({
-        config,
-        store: createStore(config.store),
-        registry: { extract_llm: createExtractLlm(new ModelPool({ retryBaseMs: 1 })) },
-      });
-      const response = await app.request("/compact", {
-        method: "POST",
-        body,
-        headers: { "content-type": "application/json" },
-      });
-      expect(response.status).toBe(200);
-      expect(await response.text()).toBe(body);
-      expect(own.requests.length).toBeGreaterThan(0);
-    } finally {
-      await own.close();
-    }
+    const response = await compactWithModelReply(
+      "extract_llm",
+      { min_tokens: 50 },
+      createExtractLlm,
+      reply,
+      body,
+    );
+    expect(response.status).toBe(200);
+    expect(response.text).toBe(body);
+    expect(response.modelCalls).toBeGreaterThan(0);
   });
 
   it("answers with the extracted lines and their marker when the model answers well", async () => {

@@ -12,6 +12,7 @@ import { rehydrate } from "../../src/rehydrate.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
 import { idOf } from "../support/component-context.js";
+import { compactWithModelReply } from "../support/model-failure.js";
 import { type ModelReply, ScriptedModel } from "../support/scripted-model.js";
 
 const model = await ScriptedModel.start();
@@ -330,36 +331,17 @@ describe("summarize through POST /compact", () => {
     ["answers 500", { status: 500 }],
     ["answers garbage", { garbage: "<html>" }],
   ])("answers 200 with the original bytes when the model %s", async (_, reply) => {
-    const own = await ScriptedModel.start();
-    try {
-      own.script(() => reply);
-      const config = parseConfig({
-        pipeline: ["summarize"],
-        limits: { compact_timeout_ms: 200 },
-        components: {
-          summarize: {
-            keep_last: 3,
-            model: { base_url: own.openaiUrl, model: "cheap-1", timeout_ms: 60_000 },
-          },
-        },
-      });
-      const app = createApp({
-        config,
-        store: createStore(config.store),
-        registry: { summarize: createSummarize(new ModelPool({ retryBaseMs: 1 })) },
-      });
-      const body = JSON.stringify({ messages: openaiMessages() });
-      const response = await app.request("/compact", {
-        method: "POST",
-        body,
-        headers: { "content-type": "application/json" },
-      });
-      expect(response.status).toBe(200);
-      expect(await response.text()).toBe(body);
-      expect(own.requests.length).toBeGreaterThan(0);
-    } finally {
-      await own.close();
-    }
+    const body = JSON.stringify({ messages: openaiMessages() });
+    const response = await compactWithModelReply(
+      "summarize",
+      { keep_last: 3 },
+      createSummarize,
+      reply,
+      body,
+    );
+    expect(response.status).toBe(200);
+    expect(response.text).toBe(body);
+    expect(response.modelCalls).toBeGreaterThan(0);
   });
 
   it("reuses the request's own model and credentials with source: incoming", async () => {
