@@ -44,9 +44,4 @@ export interface RunReport {
   readonly components: ComponentReport[];
   /** Set when stashing failed and every offload of the run was reverted. */
   stashFailure?: string;
-  /**
-   * Outputs kept as received because their cleaned-up text would have stood for two different
-   * originals (so /rehydrate could not tell which to give back).
-   */
-  heldVerbatim?: number;
 }

@@ -66,20 +66,15 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
   const held = new Set<number>();
   for (;;) {
     const { result, records } = await runOnce(deps, request, held);
-    const ambiguous = ambiguousRecords(request.transcript, records, result.replacement);
-    if (ambiguous.size === 0) {
-      if (held.size > 0) result.report.heldVerbatim = held.size;
-      return result;
-    }
+    const ambiguous = ambiguousRecords(request.transcript, result, records);
+    if (ambiguous.size === 0) return result;
     // Each pass holds at least one more output verbatim, so this ends.
     for (const index of ambiguous) held.add(index);
   }
 }
 
-/** What /rehydrate will read of each output: where it started, ended, and its `rf:` text. */
+/** What /rehydrate will look up for each output besides its final text. */
 interface OutputRecords {
-  readonly received: readonly string[];
-  readonly texts: readonly string[];
   /** The text an offload stashed (its marker's content), per offloaded output. */
   readonly stashedAs: readonly (string | undefined)[];
   /** The text an `rf:` record names this output's original by, per output that has one. */
@@ -268,7 +263,7 @@ async function runOnce(
       report,
       ...(replacement ? { replacement } : {}),
     },
-    records: { received, texts: current, stashedAs, reformatted },
+    records: { stashedAs, reformatted },
   };
 }
 
@@ -281,10 +276,10 @@ async function runOnce(
  */
 function ambiguousRecords(
   transcript: Transcript,
-  records: OutputRecords,
-  replacement: AcceptedReplacement | undefined,
+  { texts, replacement }: RunResult,
+  { stashedAs, reformatted }: OutputRecords,
 ): Set<number> {
-  const { received, texts, stashedAs, reformatted } = records;
+  const received = transcript.outputs.map((output) => output.text);
   const ambiguous = new Set<number>();
   const claims = new Map<string, number>();
   reformatted.forEach((text, index) => {
