@@ -2,13 +2,13 @@ import type { StashEntry, Store } from "../src/store/types.js";
 
 /** Calls made to a store, by operation. */
 export interface StoreCalls {
-  sticky: number;
+  ledger: number;
   put: number;
-  addSticky: number;
+  keep: number;
   get: number;
 }
 
-export const noCalls = (): StoreCalls => ({ sticky: 0, put: 0, addSticky: 0, get: 0 });
+export const noCalls = (): StoreCalls => ({ ledger: 0, put: 0, keep: 0, get: 0 });
 
 /** The same store, counting each call into `calls` (results and errors pass through). */
 export function countedStore(store: Store, calls: StoreCalls): Store {
@@ -23,13 +23,13 @@ export function countedStore(store: Store, calls: StoreCalls): Store {
       calls.get++;
       return store.get(session, key);
     },
-    sticky: (session) => {
-      calls.sticky++;
-      return store.sticky(session);
+    ledger: (session) => {
+      calls.ledger++;
+      return store.ledger(session);
     },
-    addSticky: (session, ids) => {
-      calls.addSticky++;
-      return store.addSticky(session, ids);
+    keep: (session, ids) => {
+      calls.keep++;
+      return store.keep(session, ids);
     },
     ready: () => store.ready(),
     stats: () => store.stats(),

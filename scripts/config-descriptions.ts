@@ -52,15 +52,24 @@ export const descriptions: Readonly<Record<string, string>> = {
   "store.backend": "`memory` (per process) or `redis` (shared by replicas).",
   "store.ttl_seconds": "How long an original is kept; every read slides it.",
   "store.max_entries": "Memory store: most originals held (LRU beyond).",
-  "store.max_sessions": "Memory store: most sessions whose sticky decisions are remembered.",
+  "store.max_sessions": "Memory store: most sessions recorded as owners of one original.",
   "store.max_bytes": "Memory store: most bytes of originals held (LRU beyond).",
   "store.max_entry_bytes": "A larger original is not stashed; its content stays verbatim.",
-  "store.max_sticky_ids": "Reduced ids remembered per session (keeps output byte-stable).",
+  "store.max_kept_ids":
+    "Expanded originals remembered per session: later decisions keep them verbatim.",
+  "store.max_ledger_bytes":
+    "Memory store: bytes of session ledgers (what was returned for each message) held; least recently used dropped beyond.",
   "store.timeout_ms": "Deadline for one store call; past it the offload is reverted.",
   "store.hash_key":
     "When set, marker ids are HMAC-SHA-256 under this key, so clients cannot probe the store.",
   "store.redis.url": "Redis connection URL.",
   "store.redis.key_prefix": "Prefix of every Redis key the service writes.",
+  "cache.policy":
+    "`freeze`: messages already sent come back byte for byte as before, and only a cold cache re-decides the head; `ignore`: every request is decided afresh.",
+  "cache.ttl_seconds":
+    "A session whose previous request is older than this meets a cold prompt cache: its head may be re-decided.",
+  "cache.context_budget_tokens":
+    "A request with more message tokens than this is re-decided even while warm (0: never).",
   inject_expand:
     "Inject the `context_guru_expand` tool: `auto` (when the request has tools, carries markers and the store persists), `always`, `never`.",
   "upstream.openai.base_url": "OpenAI-compatible upstream of `POST /v1/chat/completions`.",

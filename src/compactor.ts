@@ -1,20 +1,30 @@
+import { type CacheState, type CacheTreatment, overBudget, treatRequest } from "./cache/policy.js";
 import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
-import { injectExpandTool } from "./expand/inject.js";
+import { expandAbility, injectExpandTool, type NoExpandReason } from "./expand/inject.js";
 import { contentHasher } from "./expand/markers.js";
 import { memoiseHash } from "./pipeline/hash-memo.js";
 import { OutputMemo } from "./pipeline/output-memo.js";
 import type { RunReport } from "./pipeline/report.js";
-import { type Registry, runPipeline } from "./pipeline/run.js";
+import { type Registry, type RunResult, runPipeline } from "./pipeline/run.js";
 import { TokenCounter } from "./pipeline/tokens.js";
+import { chainIds } from "./session/chain.js";
 import { sessionKey } from "./session/key.js";
+import {
+  type Decision,
+  deepestHead,
+  EMPTY_LEDGER,
+  type Head,
+  recordHead,
+  type SessionLedger,
+} from "./session/ledger.js";
 import type { Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
 import { messagesView } from "./wire/message-views.js";
 import { messageElement, replaceMessagesEdit } from "./wire/replace-messages.js";
-import { readTranscript } from "./wire/transcript.js";
+import { readTranscript, type Transcript } from "./wire/transcript.js";
 import type { Provider, Span } from "./wire/types.js";
 
 export interface CompactOptions {
@@ -25,7 +35,15 @@ export interface CompactOptions {
   pipeline?: readonly string[] | undefined;
   /** Named preset instead of the configured pipeline (`?preset=`). */
   preset?: string | undefined;
+  /** What the caller knows of the model server's prompt cache (header `x-context-guru-cache`). */
+  cache?: CacheState | undefined;
   signal?: AbortSignal;
+  /**
+   * Called once, right before the store write that commits the answer; false means the answer
+   * is no longer wanted (its deadline passed): nothing is written and the body comes back as it
+   * came, so the ledger never records a body that was not returned.
+   */
+  commit?: (() => boolean) | undefined;
   /** The request's own model and credentials, for LLM-backed components with `source: incoming`. */
   incoming?: { model?: string; headers?: Record<string, string> } | undefined;
 }
@@ -40,7 +58,9 @@ export type Passthrough =
   | "no_messages"
   | "ambiguous_keys"
   /** One changed output text spelled with two different sets of escapes in the same body. */
-  | "ambiguous_spelling";
+  | "ambiguous_spelling"
+  /** The answer was no longer wanted when it was ready (past its deadline). */
+  | "abandoned";
 
 export interface CompactResult {
   /** The body to send: the input text itself when nothing changed. */
@@ -50,7 +70,16 @@ export interface CompactResult {
   readonly session: string;
   readonly tokensBefore: number;
   readonly tokensAfter: number;
+  /** Markers and summary sentinels in the returned body that this service wrote. */
   readonly markers: number;
+  /** Ids of the full markers in the returned body: the only ids this request may resolve. */
+  readonly markerIds: readonly string[];
+  /** What the request was treated as (§4a), and why. */
+  readonly cache: CacheTreatment;
+  /** Already-sent outputs given back as they were returned before. */
+  readonly replayed: number;
+  /** Set when full markers acted as off because the model cannot call the expand tool. */
+  readonly markersDegraded?: NoExpandReason;
   /** The requested pipeline or preset named unknown components; the configured one ran. */
   readonly pipelineFallback: boolean;
   readonly passthrough?: Passthrough;
@@ -61,17 +90,45 @@ export interface CompactorDeps {
   readonly config: Config;
   readonly store: Store;
   readonly registry: Registry;
+  /** Milliseconds clock for the ledger's request times (tests move time by hand). */
+  readonly clock?: () => number;
+}
+
+/** What one parsed request is, before any component runs. */
+interface Parsed {
+  readonly text: string;
+  readonly body: Record<string, unknown>;
+  readonly messages: readonly unknown[];
+  readonly scan: BodyScan;
+  readonly transcript: Transcript;
+  readonly provider: Provider;
+  readonly session: string;
+  readonly names: readonly ComponentName[];
+  readonly pipelineFallback: boolean;
+  readonly tokensBefore: number;
+}
+
+/** The session's history as far as this request shares it (§4a). */
+interface History {
+  readonly ledger: SessionLedger;
+  readonly chain: readonly string[];
+  /** The deepest head this request's messages reach, when it describes them. */
+  readonly head: Head | undefined;
+  readonly now: number;
 }
 
 /**
- * Compacts request bodies (§2–§4): parse once, scan the text for the spans of message strings,
- * run the pipeline over the tool outputs, stash originals, and write back only the changed
- * string values. Never throws for a bad body: it comes back unchanged.
+ * Compacts request bodies (§2–§4a): parse once, scan the text for the spans of message strings,
+ * read the session's ledger, give already-sent outputs back as they were returned and run the
+ * pipeline over the rest (or over everything when the cache is cold), stash originals and the
+ * ledger's new head in one write, and write back only the changed string values. Never throws
+ * for a bad body: it comes back unchanged.
  */
 export class Compactor {
   readonly #tokens: TokenCounter;
   readonly #memo: OutputMemo;
   readonly #hash: (text: string) => string;
+  readonly #clock: () => number;
 
   constructor(private readonly deps: CompactorDeps) {
     // The memos share one budget (UTF-16 text is two bytes a character).
@@ -79,6 +136,7 @@ export class Compactor {
     this.#tokens = new TokenCounter(Math.floor(chars * 0.4));
     this.#memo = new OutputMemo(Math.floor(chars * 0.4));
     this.#hash = memoiseHash(contentHasher(deps.config.store.hash_key), Math.floor(chars * 0.2));
+    this.#clock = deps.clock ?? Date.now;
   }
 
   get hash(): (text: string) => string {
@@ -86,23 +144,90 @@ export class Compactor {
   }
 
   async compact(text: string, options: CompactOptions = {}): Promise<CompactResult> {
-    const { config, store } = this.deps;
+    const parsed = this.#parse(text, options);
+    if ("passthrough" in parsed) return parsed.passthrough;
+    const { store } = this.deps;
+    const history = await this.#history(parsed);
+    let treatment = treatRequest(
+      this.deps.config.cache,
+      options.cache,
+      history.ledger,
+      history.now,
+    );
+    let decided = await this.#decide(parsed, history, treatment, options);
+    if (
+      treatment.state === "warm" &&
+      !("bail" in decided) &&
+      overBudget(this.deps.config.cache, decided.tokensAfter)
+    ) {
+      treatment = { state: "cold", reason: "budget" };
+      decided = await this.#decide(parsed, history, treatment, options);
+    }
+    // A body whose bytes cannot be rewritten safely goes back as it came, and nothing is recorded.
+    if ("bail" in decided) return unchanged(parsed, treatment, decided.bail);
+    const { run } = decided;
+    const headDecides = treatment.state === "cold" || history.head === undefined;
+    const addTool =
+      decided.ability.able &&
+      !decided.ability.declared &&
+      (headDecides
+        ? this.deps.config.inject_expand === "always" || run.markerIds.length > 0
+        : history.head?.tool === true);
+    const head: Head = {
+      messages: parsed.messages.length,
+      tool: decided.ability.able && (decided.ability.declared || addTool),
+      outputs: run.decisions,
+      ...(run.replacement && decided.summarized
+        ? { summary: { from: run.replacement.from, to: run.replacement.to } }
+        : {}),
+      at: history.now,
+    };
+    const ledger = recordHead(history.ledger, history.now, history.chain.at(-1), head);
+    if (options.commit?.() === false) return unchanged(parsed, treatment, "abandoned");
+    try {
+      // Stashes and the ledger's new head in one acknowledged write (one round trip on Redis).
+      await store.put(parsed.session, [...run.stashes, ...decided.spellings], { ledger });
+    } catch (error) {
+      // Nothing was kept: offloads cannot stand, lossless reformats still can (§7).
+      return this.#reformatsOnly(parsed, history, treatment, options, error);
+    }
+    const result: CompactResult = {
+      text: decided.text,
+      changed: decided.text !== text,
+      provider: parsed.provider,
+      session: parsed.session,
+      tokensBefore: parsed.tokensBefore,
+      tokensAfter: decided.tokensAfter,
+      markers: run.markers,
+      markerIds: run.markerIds,
+      cache: treatment,
+      replayed: run.replayed,
+      pipelineFallback: parsed.pipelineFallback,
+      report: run.report,
+      ...(decided.degraded ? { markersDegraded: decided.degraded } : {}),
+    };
+    return addTool ? withExpandTool(result, parsed) : result;
+  }
+
+  #parse(text: string, options: CompactOptions): Parsed | { passthrough: CompactResult } {
+    const { config } = this.deps;
+    const early = (provider: Provider, session: string, reason: Passthrough) => ({
+      passthrough: passthrough(text, provider, session, reason),
+    });
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return unchanged(text, "openai", sessionKey(undefined, options.session), "not_json");
+      return early("openai", sessionKey(undefined, options.session), "not_json");
     }
-    if (!isRecord(body)) {
-      return unchanged(text, "openai", sessionKey(undefined, options.session), "not_object");
-    }
+    if (!isRecord(body))
+      return early("openai", sessionKey(undefined, options.session), "not_object");
     const provider = resolveProvider(options.provider ?? "auto", body);
     const session = sessionKey(body, options.session);
     const { messages } = body;
-    if (!Array.isArray(messages)) return unchanged(text, provider, session, "no_messages");
+    if (!Array.isArray(messages)) return early(provider, session, "no_messages");
     const scan = scanBody(text);
-    if (!scan || scan.ambiguous) return unchanged(text, provider, session, "ambiguous_keys");
-
+    if (!scan || scan.ambiguous) return early(provider, session, "ambiguous_keys");
     const transcript = readTranscript(provider, messages, scan);
     const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
     const names: readonly ComponentName[] | undefined =
@@ -113,159 +238,234 @@ export class Compactor {
       (sum, item) => sum + this.#tokens.count(item.text),
       0,
     );
-    const base = {
+    return {
+      text,
+      body,
+      messages,
+      scan,
+      transcript,
       provider,
       session,
-      tokensBefore,
+      names: names ?? configuredPipeline(config),
       pipelineFallback: names === undefined,
+      tokensBefore,
     };
-    const sticky = store.persists
-      ? await store.sticky(session).catch(() => new Set<string>())
-      : new Set<string>();
+  }
+
+  async #history(parsed: Parsed): Promise<History> {
+    const now = this.#clock();
+    // An unreadable ledger is an unknown history: warm, nothing replayed (§4a).
+    const ledger = await this.deps.store.ledger(parsed.session).catch(() => EMPTY_LEDGER);
+    const raws = parsed.scan.messages.map((span) => parsed.text.slice(span.start, span.end));
+    const chain = chainIds(raws, parsed.messages);
+    let head = deepestHead(ledger, chain);
+    // A head describes these messages only if it saw the same outputs in them (same shape read).
+    if (head && outputsBefore(parsed.transcript, head.messages) !== head.outputs.length) {
+      head = undefined;
+    }
+    return { ledger, chain, head, now };
+  }
+
+  /** The body this request gets under `treatment`: replays, new decisions, edits written back. */
+  async #decide(
+    parsed: Parsed,
+    history: History,
+    treatment: CacheTreatment,
+    options: CompactOptions,
+    names: readonly ComponentName[] = parsed.names,
+  ) {
+    const { config, store } = this.deps;
+    const redecide = treatment.state === "cold";
+    const { head } = history;
+    const ability = expandAbility(
+      config.inject_expand,
+      store.persists,
+      parsed.body.tools,
+      parsed.body.tool_choice,
+    );
+    // Full markers need a model that can expand them: the tool is added only where the head is
+    // decided (a session's first request, a cold one), so a warm request without it acts as off.
+    const headDecides = redecide || head === undefined;
+    const expandable = ability.able && (ability.declared || headDecides || head?.tool === true);
+    const frozen: readonly (Decision | undefined)[] = redecide || !head ? [] : head.outputs;
     const run = await runPipeline(
       { registry: this.deps.registry, tokens: this.#tokens, memo: this.#memo, hash: this.#hash },
       {
-        transcript,
-        names: names ?? configuredPipeline(config),
+        transcript: parsed.transcript,
+        names,
         config,
         persists: store.persists,
-        sticky,
+        expandable,
+        frozen,
+        frozenSummary: redecide ? undefined : head?.summary,
+        redecide,
+        kept: history.ledger.kept,
+        maxStashBytes: config.store.max_entry_bytes,
         signal: options.signal ?? NEVER_ABORTED,
         incoming: {
-          provider,
+          provider: parsed.provider,
           model:
-            options.incoming?.model ?? (typeof body.model === "string" ? body.model : undefined),
+            options.incoming?.model ??
+            (typeof parsed.body.model === "string" ? parsed.body.model : undefined),
           headers: options.incoming?.headers ?? {},
-          baseUrl: config.upstream[provider].base_url,
+          baseUrl: config.upstream[parsed.provider].base_url,
         },
-        messages: () => messagesView(provider, messages, scan, text),
+        messages: () => messagesView(parsed.provider, parsed.messages, parsed.scan, parsed.text),
       },
     );
-
-    const edits: Edit[] = [];
-    const spellings = new Map<string, string>();
-    const changedLiterals: Array<{ text: string; raw: string }> = [];
-    let saved = 0;
-    for (const [index, next] of run.texts.entries()) {
-      const output = transcript.outputs[index];
-      const span = transcript.outputSpans[index];
-      if (!output || !span || next === output.text) continue;
-      // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
-      // A literal without `\u` or `\/` is spelled exactly as JSON.stringify writes its value
-      // (valid JSON has no other way to spell a character), so it needs no second look.
-      const raw = text.slice(span.start, span.end);
-      if (raw.length < output.text.length + 2)
-        return unchanged(text, provider, session, "ambiguous_keys");
-      if (raw.includes("\\u") || raw.includes("\\/")) {
-        if (JSON.parse(raw) !== output.text) {
-          return unchanged(text, provider, session, "ambiguous_keys");
-        }
-        // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
-        // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
-        if (raw !== JSON.stringify(output.text)) {
-          spellings.set(`sp:${this.#hash(output.text)}`, raw);
-        }
-      }
-      changedLiterals.push({ text: output.text, raw });
-      edits.push({ span, raw: JSON.stringify(next) });
-      saved += this.#tokens.count(output.text) - this.#tokens.count(next);
-    }
-    // One spelling record per text: the same text written two ways in one body could not be
-    // told apart on the way back, so such a body goes as it came.
-    if (spellings.size > 0) {
-      for (const { text: original, raw } of changedLiterals) {
-        const spelled = spellings.get(`sp:${this.#hash(original)}`);
-        if (spelled !== undefined && spelled !== raw) {
-          return unchanged(text, provider, session, "ambiguous_spelling");
-        }
-      }
-    }
-    if (run.replacement) {
-      // Outputs inside the replaced messages were left as received, so no edit overlaps this one.
-      const { from, to, role, message } = run.replacement;
-      const edit = replaceMessagesEdit(scan, from, to, messageElement(provider, role, message));
-      if (edit) {
-        edits.push(edit);
-        saved += run.replacement.tokensBefore - run.replacement.tokensAfter;
-      }
-    }
-    const unchangedResult: CompactResult = {
-      ...base,
-      text,
-      changed: false,
-      tokensAfter: tokensBefore,
-      markers: 0,
-      report: run.report,
-    };
-    const source = { scan, body, length: text.length };
-    if (edits.length === 0) return this.#withExpandTool(unchangedResult, source);
-    const reduced = store.persists ? run.reduced : [];
-    if (run.stashes.length > 0) {
-      try {
-        // Stashes and sticky ids in one acknowledged write (one round trip on Redis).
-        const spelled = Array.from(spellings, ([key, value]) => ({ key, value }));
-        await store.put(session, [...run.stashes, ...spelled], { sticky: reduced });
-      } catch (error) {
-        run.report.stashFailure = error instanceof Error ? error.message : String(error);
-        return unchangedResult;
-      }
-    } else if (reduced.length > 0) {
-      await store.addSticky(session, reduced).catch(() => undefined);
-    }
-    return this.#withExpandTool(
-      {
-        ...base,
-        text: applyEdits(text, edits),
-        changed: true,
-        tokensAfter: tokensBefore - saved,
-        markers: run.markers,
-        report: run.report,
-      },
-      source,
-    );
+    const written = writeBack(parsed, run, this.#hash, (value) => this.#tokens.count(value));
+    if ("bail" in written) return written;
+    const degraded =
+      !expandable && store.persists && usesFullMarkers(config, names)
+        ? ability.able
+          ? "tool_absent"
+          : ability.reason
+        : undefined;
+    return { run, ability, degraded, ...written };
   }
 
-  /**
-   * Adds the expand tool where §8.1 says it belongs (never without a persisting store). Edits
-   * only ever fall inside `messages`, so the source scan still locates every other member: those
-   * after `messages` move by the change in length.
-   */
-  #withExpandTool(
-    result: CompactResult,
-    source: { scan: BodyScan; body: Record<string, unknown>; length: number },
-  ): CompactResult {
-    const { config, store } = this.deps;
-    if (config.inject_expand === "never" || !store.persists) return result;
-    const delta = result.text.length - source.length;
-    const messages = source.scan.members.get("messages");
-    const members = new Map<string, Span>();
-    for (const [key, span] of source.scan.members) {
-      if (span === messages) members.set(key, { start: span.start, end: span.end + delta });
-      else if (messages && span.start >= messages.end) {
-        members.set(key, { start: span.start + delta, end: span.end + delta });
-      } else members.set(key, span);
-    }
-    const text = injectExpandTool(result.text, {
-      provider: result.provider,
-      mode: config.inject_expand,
-      persists: store.persists,
-      known: {
-        members,
-        close: source.scan.close + delta,
-        tools: source.body.tools,
-        toolChoice: source.body.tool_choice,
-        carriesMarker: result.markers > 0 ? true : undefined,
-      },
-    });
-    return text === result.text ? result : { ...result, text, changed: true };
+  /** The answer when the store could not keep the write: only lossless reformats, no ledger. */
+  async #reformatsOnly(
+    parsed: Parsed,
+    history: History,
+    treatment: CacheTreatment,
+    options: CompactOptions,
+    error: unknown,
+  ): Promise<CompactResult> {
+    const reformats = parsed.names.filter((name) => this.deps.registry[name]?.kind === "reformat");
+    const bare: History = { ...history, head: undefined };
+    const decided = await this.#decide(parsed, bare, treatment, options, reformats);
+    if ("bail" in decided) return unchanged(parsed, treatment, decided.bail);
+    const report = decided.run.report;
+    report.stashFailure = error instanceof Error ? error.message : String(error);
+    return {
+      text: decided.text,
+      changed: decided.text !== parsed.text,
+      provider: parsed.provider,
+      session: parsed.session,
+      tokensBefore: parsed.tokensBefore,
+      tokensAfter: decided.tokensAfter,
+      markers: 0,
+      markerIds: [],
+      cache: treatment,
+      replayed: 0,
+      pipelineFallback: parsed.pipelineFallback,
+      report,
+    };
   }
 }
 
-function unchanged(
+/** Tool outputs held by the first `messages` messages. */
+function outputsBefore(transcript: Transcript, messages: number): number {
+  let count = 0;
+  for (const output of transcript.outputs) if (output.messageIndex < messages) count++;
+  return count;
+}
+
+/** Whether any component of the pipeline would write full markers given a store and a model. */
+function usesFullMarkers(config: Config, names: readonly ComponentName[]): boolean {
+  return names.some(
+    (name) => (config.components[name].marker_mode ?? config.marker_mode) === "full",
+  );
+}
+
+/**
+ * The request text with every changed output, and an accepted summary, written back in place;
+ * the spelling records that keep escapes /rehydrate must restore; the tokens after.
+ */
+function writeBack(
+  parsed: Parsed,
+  run: RunResult,
+  hash: (text: string) => string,
+  count: (text: string) => number,
+):
+  | {
+      text: string;
+      tokensAfter: number;
+      spellings: { key: string; value: string }[];
+      summarized: boolean;
+    }
+  | { bail: Passthrough } {
+  const { text, transcript, scan, provider } = parsed;
+  const edits: Edit[] = [];
+  const spellings = new Map<string, string>();
+  const changedLiterals: Array<{ text: string; raw: string }> = [];
+  let saved = 0;
+  for (const [index, next] of run.texts.entries()) {
+    const output = transcript.outputs[index];
+    const span = transcript.outputSpans[index];
+    if (!output || !span || next === output.text) continue;
+    // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
+    // A literal without `\u` or `\/` is spelled exactly as JSON.stringify writes its value
+    // (valid JSON has no other way to spell a character), so it needs no second look.
+    const raw = text.slice(span.start, span.end);
+    if (raw.length < output.text.length + 2) return { bail: "ambiguous_keys" };
+    if (raw.includes("\\u") || raw.includes("\\/")) {
+      if (JSON.parse(raw) !== output.text) return { bail: "ambiguous_keys" };
+      // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
+      // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
+      if (raw !== JSON.stringify(output.text)) spellings.set(`sp:${hash(output.text)}`, raw);
+    }
+    changedLiterals.push({ text: output.text, raw });
+    edits.push({ span, raw: JSON.stringify(next) });
+    saved += count(output.text) - count(next);
+  }
+  // One spelling record per text: the same text written two ways in one body could not be
+  // told apart on the way back, so such a body goes as it came.
+  if (spellings.size > 0) {
+    for (const { text: original, raw } of changedLiterals) {
+      const spelled = spellings.get(`sp:${hash(original)}`);
+      if (spelled !== undefined && spelled !== raw) return { bail: "ambiguous_spelling" };
+    }
+  }
+  let summarized = false;
+  if (run.replacement) {
+    // Outputs inside the replaced messages were left as received, so no edit overlaps this one.
+    const { from, to, role, message } = run.replacement;
+    const edit = replaceMessagesEdit(scan, from, to, messageElement(provider, role, message));
+    if (edit) {
+      edits.push(edit);
+      saved += run.replacement.tokensBefore - run.replacement.tokensAfter;
+      summarized = true;
+    }
+  }
+  return {
+    text: edits.length === 0 ? text : applyEdits(text, edits),
+    tokensAfter: parsed.tokensBefore - saved,
+    spellings: Array.from(spellings, ([key, value]) => ({ key, value })),
+    summarized,
+  };
+}
+
+/**
+ * The result with the expand tool added (§8.1). Edits only ever fall inside `messages`, so the
+ * source scan still locates every other member: those after `messages` move by the change in
+ * length.
+ */
+function withExpandTool(result: CompactResult, parsed: Parsed): CompactResult {
+  const { scan } = parsed;
+  const delta = result.text.length - parsed.text.length;
+  const messages = scan.members.get("messages");
+  const members = new Map<string, Span>();
+  for (const [key, span] of scan.members) {
+    if (span === messages) members.set(key, { start: span.start, end: span.end + delta });
+    else if (messages && span.start >= messages.end) {
+      members.set(key, { start: span.start + delta, end: span.end + delta });
+    } else members.set(key, span);
+  }
+  const text = injectExpandTool(result.text, result.provider, members, scan.close + delta);
+  return { ...result, text, changed: true };
+}
+
+function unchanged(parsed: Parsed, cache: CacheTreatment, reason: Passthrough): CompactResult {
+  return { ...passthrough(parsed.text, parsed.provider, parsed.session, reason), cache };
+}
+
+function passthrough(
   text: string,
   provider: Provider,
   session: string,
-  passthrough: Passthrough,
+  reason: Passthrough,
 ): CompactResult {
   return {
     text,
@@ -275,7 +475,10 @@ function unchanged(
     tokensBefore: 0,
     tokensAfter: 0,
     markers: 0,
+    markerIds: [],
+    cache: { state: "warm", reason: "unknown" },
+    replayed: 0,
     pipelineFallback: false,
-    passthrough,
+    passthrough: reason,
   };
 }

@@ -19,6 +19,7 @@ export const cmdfilter: OutputComponent<"cmdfilter"> = {
   name: "cmdfilter",
   kind: "offload",
   scope: "output",
+  reachesBack: false,
   reduce(output, options, context) {
     const command = commandOf(output.call);
     const selection = command === undefined ? undefined : filterFor(command);

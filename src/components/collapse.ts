@@ -11,6 +11,7 @@ export const collapse = {
   name: "collapse",
   kind: "offload",
   scope: "output",
+  reachesBack: false,
   reduce(output, options, context) {
     const { text } = output;
     const finalNewline = text.endsWith("\n");

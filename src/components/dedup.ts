@@ -1,32 +1,35 @@
-import { carriesMarker } from "../expand/markers.js";
-import type { Change, RequestComponent } from "../pipeline/types.js";
+import type { RequestComponent, Selection } from "../pipeline/types.js";
 import { markedPhrase } from "./marked-phrase.js";
 
 export const DUPLICATE = "[identical to an earlier tool output]";
 
 /**
- * Offload: a tool output identical to an earlier one is replaced by a placeholder; the first
- * copy stays. Outputs that already carry a marker are neither candidates nor originals.
+ * Offload: a tool output identical to an earlier, still readable one (verbatim or losslessly
+ * repacked, never itself reduced) is replaced by a pointer to it. Only the later copy changes,
+ * so it decides on a warm request too; the pipeline keeps the pointer only while the copy it
+ * points to stays readable (§5 Fidelity).
  */
 export const dedup = {
   name: "dedup",
   kind: "offload",
   scope: "request",
-  reduce(options, context) {
-    const changes: Change[] = [];
-    const seen = new Set<string>();
+  reachesBack: false,
+  select(options, context) {
+    const picked: Selection[] = [];
+    const readable = new Map<string, number>();
     for (const output of context.outputs) {
-      if (carriesMarker(output.text)) continue;
-      if (!seen.has(output.text)) {
-        seen.add(output.text);
+      const earlier = readable.get(output.text);
+      if (earlier === undefined) {
+        if (!context.wasOffloaded(output.index)) readable.set(output.text, output.index);
         continue;
       }
+      if (!context.mayChange(output.index)) continue;
       if (!context.atLeastTokens(output.text, options.min_tokens)) continue;
-      changes.push({
-        index: output.index,
-        text: markedPhrase(DUPLICATE, context.marker(output.text)),
-      });
+      picked.push({ index: output.index, refersTo: earlier });
     }
-    return changes;
+    return picked;
+  },
+  reduce(output, _options, context) {
+    return markedPhrase(DUPLICATE, context.marker(output.text));
   },
 } satisfies RequestComponent<"dedup">;

@@ -5,7 +5,7 @@ import { askModel, reportSkipped } from "../model/ask.js";
 import { ModelClient } from "../model/client.js";
 import { defaultModelPool } from "../model/default-pool.js";
 import type { ModelPool } from "../model/pool.js";
-import type { Change, ComponentContext, RequestComponent } from "../pipeline/types.js";
+import type { ComponentContext, RequestComponent, Selection } from "../pipeline/types.js";
 import type { ToolOutput } from "../wire/types.js";
 import { selectionPrompt } from "./extract-llm/prompt.js";
 import { isInOrderSubsequence, readSelection } from "./extract-llm/selection.js";
@@ -23,19 +23,24 @@ const MEMO_ENTRIES = 2048;
  * stays verbatim, as it does when no model is configured or the model fails.
  *
  * Request-scoped because the answer depends on the goal; verified selections are memoised per
- * (goal, output) so an agent re-sending its history asks once.
+ * (goal, output) so an agent re-sending its history asks once, and the lines kept for an output
+ * are remembered by its text so a later turn replays them whatever the goal has become.
  */
 export function createExtractLlm(pool: ModelPool): RequestComponent<"extract_llm"> {
   const memo = new LRUCache<string, { kept: number[] | null }>({ max: MEMO_ENTRIES });
+  const decided = new LRUCache<string, readonly number[]>({ max: MEMO_ENTRIES });
   return {
     name: "extract_llm",
     kind: "offload",
     scope: "request",
-    async reduce(options, context) {
+    reachesBack: false,
+    async select(options, context) {
       if (context.goal.trim() === "") return [];
       const candidates = context.outputs.filter(
         (output) =>
-          !carriesMarker(output.text) && context.atLeastTokens(output.text, options.min_tokens),
+          context.mayChange(output.index) &&
+          !carriesMarker(output.text) &&
+          context.atLeastTokens(output.text, options.min_tokens),
       );
       if (candidates.length === 0) return [];
       const client = pool.clientFor(options.model, context.incoming);
@@ -44,8 +49,8 @@ export function createExtractLlm(pool: ModelPool): RequestComponent<"extract_llm
         reportSkipped(client, report);
         return [];
       }
-      const changes = await Promise.all(
-        candidates.map(async (output): Promise<Change | undefined> => {
+      const picked = await Promise.all(
+        candidates.map(async (output): Promise<Selection | undefined> => {
           const lines = output.text.split("\n");
           const key = memoKey(client, context.goal, output.text);
           let entry = memo.get(key);
@@ -66,10 +71,16 @@ export function createExtractLlm(pool: ModelPool): RequestComponent<"extract_llm
             entry = { kept: kept ?? null };
             memo.set(key, entry);
           }
-          return entry.kept ? extraction(output, lines, entry.kept, context) : undefined;
+          if (!entry.kept || entry.kept.length === lines.length) return undefined;
+          decided.set(output.text, entry.kept);
+          return { index: output.index };
         }),
       );
-      return changes.filter((change) => change !== undefined);
+      return picked.filter((selection) => selection !== undefined);
+    },
+    reduce(output, _options, context) {
+      const kept = decided.get(output.text);
+      return kept === undefined ? undefined : extraction(output, kept, context);
     },
   };
 }
@@ -78,17 +89,14 @@ export const extractLlm = createExtractLlm(defaultModelPool);
 
 function extraction(
   output: ToolOutput,
-  lines: readonly string[],
   kept: readonly number[],
   context: ComponentContext,
-): Change | undefined {
-  if (kept.length === lines.length) return undefined;
-  const keptLines = kept.map((index) => lines[index] as string);
-  if (!isInOrderSubsequence(keptLines, lines)) return undefined;
-  return {
-    index: output.index,
-    text: withMarkerLine(keptLines.join("\n"), context.marker(output.text)),
-  };
+): string | undefined {
+  const lines = output.text.split("\n");
+  const keptLines = kept.map((index) => lines[index]);
+  if (keptLines.some((line) => line === undefined)) return undefined;
+  if (!isInOrderSubsequence(keptLines as string[], lines)) return undefined;
+  return withMarkerLine(keptLines.join("\n"), context.marker(output.text));
 }
 
 function memoKey(client: ModelClient, goal: string, text: string): string {

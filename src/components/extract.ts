@@ -118,6 +118,7 @@ export const extract: OutputComponent<"extract"> = {
   name: "extract",
   kind: "offload",
   scope: "output",
+  reachesBack: false,
   reduce(output, options, context) {
     if (isFileContent(output)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;

@@ -1,37 +1,41 @@
 import { carriesMarker } from "../expand/markers.js";
-import type { Change, RequestComponent } from "../pipeline/types.js";
+import type { RequestComponent, Selection } from "../pipeline/types.js";
 import { markedPhrase } from "./marked-phrase.js";
 import { detectRun } from "./test-runs.js";
 
 export const SUPERSEDED = "[superseded by a later run]";
 
 /**
- * Offload: of two or more test/build runs of one family (see test-runs.ts), every earlier run
- * that failed is replaced by a placeholder. The last run of each family is always kept, and so
- * is every earlier run that passed or whose outcome cannot be read.
+ * Offload that reaches back: of two or more test/build runs of one family (see test-runs.ts),
+ * every earlier run that failed is replaced by a placeholder. The last run of each family is
+ * always kept, and so is every earlier run that passed or whose outcome cannot be read. A later
+ * run changes an earlier one, so it decides only when the head may be re-decided (§4a).
  */
 export const failedRun = {
   name: "failed_run",
   kind: "offload",
   scope: "request",
-  reduce(options, context) {
+  reachesBack: true,
+  select(options, context) {
+    // A run supersedes another only while it can be read: reduced or marked runs do not count.
     const runs = context.outputs
-      .filter((output) => !carriesMarker(output.text))
+      .filter((output) => !context.wasOffloaded(output.index) && !carriesMarker(output.text))
       .map((output) => ({ output, run: detectRun(output) }));
     const lastOfFamily = new Map<string, number>();
     for (const { output, run } of runs) {
       if (run !== undefined) lastOfFamily.set(run.family, output.index);
     }
-    const changes: Change[] = [];
+    const picked: Selection[] = [];
     for (const { output, run } of runs) {
       if (run === undefined || !run.failed) continue;
       if (lastOfFamily.get(run.family) === output.index) continue;
+      if (!context.mayChange(output.index)) continue;
       if (!context.atLeastTokens(output.text, options.min_tokens)) continue;
-      changes.push({
-        index: output.index,
-        text: markedPhrase(SUPERSEDED, context.marker(output.text)),
-      });
+      picked.push({ index: output.index });
     }
-    return changes;
+    return picked;
+  },
+  reduce(output, _options, context) {
+    return markedPhrase(SUPERSEDED, context.marker(output.text));
   },
 } satisfies RequestComponent<"failed_run">;

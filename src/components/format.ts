@@ -13,6 +13,7 @@ export const format = {
   name: "format",
   kind: "reformat",
   scope: "output",
+  reachesBack: false,
   reduce(output, options, context) {
     const document = parseJsonDocument(output.text);
     if (document === undefined) return undefined;

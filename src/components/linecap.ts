@@ -106,6 +106,7 @@ export const linecap: OutputComponent<"linecap"> = {
   name: "linecap",
   kind: "offload",
   scope: "output",
+  reachesBack: false,
   reduce(output, options, context) {
     if (isFileContent(output)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;

@@ -1,29 +1,31 @@
-import { carriesMarker } from "../expand/markers.js";
-import type { Change, RequestComponent } from "../pipeline/types.js";
+import type { RequestComponent, Selection } from "../pipeline/types.js";
 import { markedPhrase } from "./marked-phrase.js";
 
 export const MASKED = "[older tool output masked]";
 
 /**
- * Offload: every tool output older than the newest `keep_recent` (by position among the
- * request's tool outputs) is replaced by a placeholder. Sticky: an output masked earlier in the
- * session stays masked even when it is among the newest again, so the bytes an agent re-sends
- * stay stable turn after turn.
+ * Offload that reaches back: every tool output older than the newest `keep_recent` (by position
+ * among the request's tool outputs) is replaced by a placeholder. It changes an output because
+ * newer ones arrived, so it decides only when the head may be re-decided (§4a); what it masked
+ * then is replayed on later warm turns.
  */
 export const mask = {
   name: "mask",
   kind: "offload",
   scope: "request",
-  reduce(options, context) {
-    const changes: Change[] = [];
+  reachesBack: true,
+  select(options, context) {
+    const picked: Selection[] = [];
     const firstRecent = context.outputs.length - options.keep_recent;
-    for (const [position, output] of context.outputs.entries()) {
-      if (carriesMarker(output.text)) continue;
-      if (position >= firstRecent && !context.wasReduced(output.text)) continue;
+    for (const output of context.outputs) {
+      if (output.index >= firstRecent) break;
+      if (!context.mayChange(output.index)) continue;
       if (!context.atLeastTokens(output.text, options.min_tokens)) continue;
-      const text = markedPhrase(MASKED, context.marker(output.text)) + context.hint;
-      changes.push({ index: output.index, text });
+      picked.push({ index: output.index });
     }
-    return changes;
+    return picked;
+  },
+  reduce(output, _options, context) {
+    return markedPhrase(MASKED, context.marker(output.text)) + context.hint;
   },
 } satisfies RequestComponent<"mask">;

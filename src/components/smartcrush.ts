@@ -27,6 +27,7 @@ export const smartcrush = {
   name: "smartcrush",
   kind: "offload",
   scope: "output",
+  reachesBack: false,
   reduce(output, options, context) {
     const document = parseJsonDocument(output.text);
     if (document === undefined) return undefined;

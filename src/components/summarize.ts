@@ -24,7 +24,9 @@ import { SummaryCache } from "./summarize/reuse.js";
  * Later turns of the same conversation reuse the summary (same bytes, no model call) while the
  * messages that arrived after it and would otherwise be summarized hold at most
  * `resummarize_tokens`; past that, the whole middle is summarized again. No model, a failed call
- * or an answer that carries a marker leave the request as it was.
+ * or an answer that carries a marker leave the request as it was. A summary reaches back, so a
+ * new one is made only when the head may be re-decided (§4a); a warm request gets the earlier
+ * one again or none.
  */
 export function createSummarize(pool: ModelPool): MessagesComponent<"summarize"> {
   const cache = new SummaryCache();
@@ -32,6 +34,7 @@ export function createSummarize(pool: ModelPool): MessagesComponent<"summarize">
     name: "summarize",
     kind: "offload",
     scope: "messages",
+    reachesBack: true,
     async reduce(options, context, view) {
       const cut = chooseCut(view.messages, options.keep_last);
       if (!cut) return undefined;
@@ -42,10 +45,13 @@ export function createSummarize(pool: ModelPool): MessagesComponent<"summarize">
       }
       const scope = `${options.level}\u0000${client.endpoint.key}\u0000`;
       const headKey = digest(scope, view.raw(0, cut.from + 1));
+      // A warm request keeps the summary it was sent with, however much came after it (§4a).
+      const limit = context.redecide ? options.resummarize_tokens : Number.POSITIVE_INFINITY;
       for (const prior of cache.recent(headKey)) {
-        const reused = reusable(prior, cut, view, scope, context, options.resummarize_tokens);
+        const reused = reusable(prior, cut, view, scope, context, limit);
         if (reused) return replacement(reused, prior.summary, view, context);
       }
+      if (!context.redecide) return undefined;
       const summary = await askModel(
         client,
         summaryPrompt(options.level, view.messages.slice(cut.from, cut.to)),

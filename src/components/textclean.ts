@@ -24,6 +24,7 @@ export const textclean = {
   name: "textclean",
   kind: "reformat",
   scope: "output",
+  reachesBack: false,
   reduce(output, options, context) {
     const cleaned = cleanText(output.text);
     if (cleaned === output.text) return undefined;

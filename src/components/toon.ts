@@ -14,6 +14,7 @@ export const toon = {
   name: "toon",
   kind: "reformat",
   scope: "output",
+  reachesBack: false,
   reduce(output, options, context) {
     const document = parseJsonDocument(output.text);
     if (document === undefined || !holdsUniformArray(document.value)) return undefined;

@@ -101,8 +101,10 @@ export const storeSchema = z.strictObject({
   max_bytes: positive.default(256 * 1024 * 1024),
   /** Largest single original that is stashed; a larger one stays verbatim. */
   max_entry_bytes: positive.default(8 * 1024 * 1024),
-  /** Ids remembered per session so decisions stay byte-stable across turns. */
-  max_sticky_ids: positive.default(4096),
+  /** Expanded originals remembered per session, kept verbatim by later decisions. */
+  max_kept_ids: positive.default(4096),
+  /** Memory store: bytes of session ledgers held (least recently used dropped beyond). */
+  max_ledger_bytes: positive.default(32 * 1024 * 1024),
   /** Deadline for one store operation; past it the offload is reverted. */
   timeout_ms: positive.default(250),
   /** When set, marker ids are HMAC-SHA-256 under this key instead of plain SHA-256. */
@@ -145,12 +147,24 @@ export const limitsSchema = z.strictObject({
   max_header_bytes: positive.default(64 * 1024),
 });
 
+/** Prompt-cache policy (§4a): what already-sent messages may become, and when. */
+export const cacheSchema = z.strictObject({
+  /** `freeze`: already-sent messages come back as before; `ignore`: every request is re-decided. */
+  policy: z.enum(["freeze", "ignore"]).default("freeze"),
+  /** A session idle for longer than this meets a cold cache: its head may be re-decided. */
+  ttl_seconds: positive.default(300),
+  /** Over this many message tokens a warm request is re-decided too (0: never). */
+  context_budget_tokens: count.default(0),
+});
+export type CacheConfig = z.infer<typeof cacheSchema>;
+
 export const configSchema = z.strictObject({
   preset: z.string().min(1).default("agent"),
   pipeline: z.array(z.string().min(1)).optional(),
   marker_mode: markerModeSchema.default("full"),
   components: componentsSchema.prefault({}),
   store: storeSchema.prefault({}),
+  cache: cacheSchema.prefault({}),
   inject_expand: z.enum(["auto", "always", "never"]).default("auto"),
   upstream: upstreamSchema.prefault({}),
   limits: limitsSchema.prefault({}),

@@ -1,69 +1,46 @@
 import type { Config } from "../config/schema.js";
 import { isRecord } from "../wire/detect.js";
-import { scanTopLevel } from "../wire/json-scan.js";
 import type { Provider, Span } from "../wire/types.js";
-import { requestMarkerIds } from "./request-markers.js";
 import { declaredToolName, EXPAND_TOOL_NAME, expandToolJson } from "./tool.js";
 
 export type InjectMode = Config["inject_expand"];
 
-export interface InjectOptions {
-  readonly provider: Provider;
-  readonly mode: InjectMode;
-  /** Whether the store keeps originals; without it a marker cannot be resolved (§1). */
-  readonly persists: boolean;
-  /**
-   * What the caller already knows of `text`, so a hot path does not scan or parse it again:
-   * its root members' spans and closing brace, the parsed `tools` and `tool_choice`, and
-   * whether its `system`/`messages` carry a marker (searched when undefined).
-   */
-  readonly known?: {
-    readonly members: ReadonlyMap<string, Span>;
-    readonly close: number;
-    readonly tools: unknown;
-    readonly toolChoice: unknown;
-    readonly carriesMarker?: boolean | undefined;
-  };
-}
+/** Why the model of a request cannot call the expand tool, so full markers act as off (§8.1). */
+export type NoExpandReason =
+  | "no_store"
+  | "inject_never"
+  | "tool_choice"
+  | "no_tools"
+  | "tool_absent";
+
+export type ExpandAbility =
+  | { readonly able: true /** The request declares the tool itself. */; readonly declared: boolean }
+  | { readonly able: false; readonly reason: NoExpandReason };
 
 /**
- * Adds the expand tool as the last entry of `tools` (§8.1), editing the raw request text so
- * every other byte stays as it was. Returns the text unchanged when the tool does not belong:
- * mode `never`, no persisting store, a forced `tool_choice`, the tool already present, and in
- * `auto` mode a request without tools or without a marker in `system`/`messages`.
+ * Whether the model of a request could call the expand tool were it there (§8.1): not without a
+ * store that keeps originals, with injection `never`, with a `tool_choice` forcing another
+ * choice, or — in `auto` mode — without tools of its own. A request that declares the tool
+ * itself (a client that keeps compacted bodies) can always call it.
  */
-export function injectExpandTool(text: string, options: InjectOptions): string {
-  if (options.mode === "never" || !options.persists) return text;
-  const { known } = options;
-  let scan: { members: ReadonlyMap<string, Span>; close: number } | undefined = known;
-  try {
-    scan ??= scanTopLevel(text);
-  } catch {
-    return text;
+export function expandAbility(
+  mode: InjectMode,
+  persists: boolean,
+  tools: unknown,
+  toolChoice: unknown,
+): ExpandAbility {
+  if (!persists) return { able: false, reason: "no_store" };
+  if (mode === "never") return { able: false, reason: "inject_never" };
+  if (forcesToolChoice(toolChoice)) return { able: false, reason: "tool_choice" };
+  if (Array.isArray(tools)) {
+    if (tools.some((tool) => declaredToolName(tool) === EXPAND_TOOL_NAME)) {
+      return { able: true, declared: true };
+    }
+    if (tools.length > 0 || mode === "always") return { able: true, declared: false };
+  } else if (tools === undefined && mode === "always") {
+    return { able: true, declared: false };
   }
-  if (scan === undefined) return text;
-  const { members, close } = scan;
-  const toolChoice = known ? known.toolChoice : valueAt(text, members.get("tool_choice"));
-  if (forcesToolChoice(toolChoice)) return text;
-
-  const toolsSpan = members.get("tools");
-  const tools = known ? known.tools : valueAt(text, toolsSpan);
-  const entry = expandToolJson(options.provider);
-  if (toolsSpan === undefined) {
-    if (options.mode !== "always") return text;
-    const separator = members.size > 0 ? "," : "";
-    return `${text.slice(0, close)}${separator}"tools":[${entry}]${text.slice(close)}`;
-  }
-  if (!Array.isArray(tools)) return text;
-  if (tools.some((tool) => declaredToolName(tool) === EXPAND_TOOL_NAME)) return text;
-  if (options.mode === "auto") {
-    if (tools.length === 0) return text;
-    const carries = known?.carriesMarker ?? requestMarkerIds(text, members).size > 0;
-    if (!carries) return text;
-  }
-  const bracket = toolsSpan.end - 1;
-  const separator = tools.length > 0 ? "," : "";
-  return `${text.slice(0, bracket)}${separator}${entry}${text.slice(bracket)}`;
+  return { able: false, reason: "no_tools" };
 }
 
 /** Anything but absent (or null), `"auto"` or `{"type":"auto"}` forces a choice the tool must not disturb. */
@@ -72,11 +49,26 @@ export function forcesToolChoice(choice: unknown): boolean {
   return !(isRecord(choice) && choice.type === "auto");
 }
 
-function valueAt(text: string, span: Span | undefined): unknown {
-  if (span === undefined) return undefined;
-  try {
-    return JSON.parse(text.slice(span.start, span.end));
-  } catch {
-    return undefined;
+/**
+ * Adds the expand tool as the last entry of `tools` (§8.1), or as a `tools` member before the
+ * closing brace when there is none, editing the raw request text so every other byte stays as it
+ * was. `members` and `close` locate the body's root members; the caller decides whether the tool
+ * belongs (expandAbility, and the cache policy: only on a session's first or a cold request).
+ */
+export function injectExpandTool(
+  text: string,
+  provider: Provider,
+  members: ReadonlyMap<string, Span>,
+  close: number,
+): string {
+  const entry = expandToolJson(provider);
+  const toolsSpan = members.get("tools");
+  if (toolsSpan === undefined) {
+    const separator = members.size > 0 ? "," : "";
+    return `${text.slice(0, close)}${separator}"tools":[${entry}]${text.slice(close)}`;
   }
+  const inside = text.slice(toolsSpan.start + 1, toolsSpan.end - 1);
+  const separator = inside.trim() === "" ? "" : ",";
+  const bracket = toolsSpan.end - 1;
+  return `${text.slice(0, bracket)}${separator}${entry}${text.slice(bracket)}`;
 }

@@ -17,8 +17,8 @@ const bailReasons = Object.keys({
 export const storeOperations = [
   "put",
   "get",
-  "sticky",
-  "add_sticky",
+  "ledger",
+  "keep",
   "ready",
   "stats",
   "connection",

@@ -3,7 +3,7 @@ import type { ComponentKind } from "./types.js";
 
 /** Why a component's changes were thrown away (§4 guards), or why it did not run. */
 export type RevertReason = "threw" | "no_cache_key" | "grew" | "touched_protected_output";
-export type GateReason = "unavailable" | "min_messages" | "min_request_tokens";
+export type GateReason = "unavailable" | "min_messages" | "min_request_tokens" | "warm";
 
 export interface ComponentReport {
   readonly name: ComponentName;

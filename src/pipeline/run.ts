@@ -1,19 +1,24 @@
 import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
-import { carriesMarker, EXPAND_HINT, markerFor, markerIds, SENTINEL } from "../expand/markers.js";
+import { markerIds } from "../expand/markers.js";
+import type { Decision } from "../session/ledger.js";
 import type { StashEntry } from "../store/types.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { ToolOutput } from "../wire/types.js";
+import { ambiguousRecords } from "./ambiguity.js";
+import { componentContext } from "./context.js";
+import { guardChanges } from "./guards.js";
 import { type AcceptedReplacement, guardReplacement } from "./messages-step.js";
 import type { OutputMemo } from "./output-memo.js";
+import { OutputState } from "./output-state.js";
 import type { ComponentReport, RunReport } from "./report.js";
 import { Revert } from "./revert.js";
-import { keepsAnyVerbatim, keepVerbatimId, reducedId } from "./sticky.js";
 import type { TokenCounter } from "./tokens.js";
 import type {
   Change,
   Component,
   ComponentContext,
   IncomingRequest,
+  MessagesComponent,
   MessagesView,
 } from "./types.js";
 
@@ -31,10 +36,26 @@ export interface RunRequest {
   readonly transcript: Transcript;
   readonly names: readonly ComponentName[];
   readonly config: Config;
-  /** Whether the store keeps what is put (full marker mode degrades to off when it does not). */
+  /** Whether the store keeps originals (reformat records and stashes are written only then). */
   readonly persists: boolean;
-  /** The session's sticky set (§7). */
-  readonly sticky: ReadonlySet<string>;
+  /**
+   * Whether the model can call the expand tool on this request (§8.1): full markers are written
+   * only then; otherwise full mode acts as off.
+   */
+  readonly expandable: boolean;
+  /**
+   * What each already-sent output was returned as (§4a), parallel to `transcript.outputs`:
+   * replayed, never decided again. Undefined for an output this session has not been sent.
+   */
+  readonly frozen: readonly (Decision | undefined)[];
+  /** The summary the request's messages were sent with, to give back on a warm request. */
+  readonly frozenSummary?: { readonly from: number; readonly to: number } | undefined;
+  /** Whether components that reach back decide now: the head may be re-decided (a cold cache). */
+  readonly redecide: boolean;
+  /** Content ids of originals the model expanded: new decisions keep them verbatim. */
+  readonly kept: ReadonlySet<string>;
+  /** Largest original a full-mode offload may stash; a larger output stays verbatim. */
+  readonly maxStashBytes: number;
   readonly signal: AbortSignal;
   /** The request's own model and credentials, for LLM-backed components (`source: incoming`). */
   readonly incoming?: IncomingRequest | undefined;
@@ -47,86 +68,97 @@ export interface RunResult {
   readonly texts: readonly string[];
   /** Everything that must be acknowledged by the store before any marker is written. */
   readonly stashes: readonly StashEntry[];
-  /** Sticky ids to remember for the session. */
-  readonly reduced: readonly string[];
-  /** Full markers written. */
+  /** What made each output what it is returned as, parallel to `transcript.outputs`. */
+  readonly decisions: readonly Decision[];
+  /** Markers and summary sentinels written (replays included). */
   readonly markers: number;
+  /** Ids of the full markers written or replayed: the only ids this request may resolve. */
+  readonly markerIds: readonly string[];
+  /** Outputs whose recorded decision was replayed. */
+  readonly replayed: number;
   readonly report: RunReport;
   /** A run of whole messages replaced by one (its tool outputs keep their received text). */
   readonly replacement?: AcceptedReplacement;
 }
 
 /**
- * Runs the configured components in order over the tool outputs (§4). The pipeline owns every
- * guard: a component that throws, drops content in full mode without a cache key, or makes the
- * request larger is reverted alone and the run goes on; a change that does not strictly save
- * tokens is dropped; outputs that carry a marker or were expanded are never compacted again.
+ * Runs the configured components in order over the tool outputs (§4, §4a). Already-sent outputs
+ * replay what they were returned as; the others take new decisions, from components that reach
+ * back only when the head may be re-decided. The pipeline owns every guard: a component that
+ * throws, drops content in full mode without a cache key, or makes the request larger is
+ * reverted alone and the run goes on; a change that does not strictly save tokens is dropped;
+ * outputs that carry a marker or were expanded are never compacted again; an output another
+ * points to stays readable.
  */
 export async function runPipeline(deps: PipelineDeps, request: RunRequest): Promise<RunResult> {
   const held = new Set<number>();
   for (;;) {
-    const { result, records } = await runOnce(deps, request, held);
-    const ambiguous = ambiguousRecords(request.transcript, result, records);
+    const { result, state } = await runOnce(deps, request, held);
+    const ambiguous = ambiguousRecords(request.transcript, state, result.replacement);
     if (ambiguous.size === 0) return result;
     // Each pass holds at least one more output verbatim, so this ends.
     for (const index of ambiguous) held.add(index);
   }
 }
 
-/** What /rehydrate will look up for each output besides its final text. */
-interface OutputRecords {
-  /** The text an offload stashed (its marker's content), per offloaded output. */
-  readonly stashedAs: readonly (string | undefined)[];
-  /** The text an `rf:` record names this output's original by, per output that has one. */
-  readonly reformatted: readonly (string | undefined)[];
+/** Full mode acts as off without a store that keeps originals, or a model that can expand. */
+export function effectiveMode(mode: MarkerMode, expandable: boolean): MarkerMode {
+  return mode === "full" && !expandable ? "off" : mode;
 }
 
 async function runOnce(
   deps: PipelineDeps,
   request: RunRequest,
   held: ReadonlySet<number>,
-): Promise<{ result: RunResult; records: OutputRecords }> {
-  const { transcript, config, persists, sticky } = request;
-  const received = transcript.outputs.map((output) => output.text);
-  const current = [...received];
-  const offloaded = received.map(() => false);
-  const stashedAs: (string | undefined)[] = received.map(() => undefined);
-  const reformatted: (string | undefined)[] = received.map(() => undefined);
-  const stashes = new Map<string, string>();
-  const reduced: string[] = [];
+): Promise<{ result: RunResult; state: OutputState }> {
+  const { transcript, config } = request;
+  const state = new OutputState(transcript, deps.hash);
   const report: RunReport = { components: [] };
-  const keepsSome = keepsAnyVerbatim(sticky);
-  let markers = 0;
+  // One report entry per pipeline position; a replayed component's entry is taken over by its
+  // first position, so a replay and a new decision of one component are reported together.
+  const replayEntries = new Map<ComponentName, ComponentReport>();
+  const entryFor = (
+    name: ComponentName,
+    kind: Component["kind"] | undefined,
+    replaying: boolean,
+  ) => {
+    const replayed = replayEntries.get(name);
+    if (replayed && replaying) return replayed;
+    if (replayed) {
+      replayEntries.delete(name);
+      return replayed;
+    }
+    const entry = newEntry(name, kind ?? "reformat", modeOf(request, name));
+    report.components.push(entry);
+    if (replaying) replayEntries.set(name, entry);
+    return entry;
+  };
+  const frozen = (index: number) => !request.redecide && request.frozen[index] !== undefined;
+  // An expanded original is named by its content id: the text as received, or as a reformat left it.
+  const keptVerbatim = (index: number) =>
+    request.kept.size > 0 &&
+    (request.kept.has(deps.hash(state.received[index] as string)) ||
+      request.kept.has(deps.hash(state.current[index] as string)));
+  const isProtected = (index: number) =>
+    state.offloaded[index] || state.carries[index] || held.has(index) || keptVerbatim(index);
+
+  const replayed = await replay(deps, request, state, entryFor, (index) => !held.has(index));
   let requestTokens: number | undefined;
   let replacement: AcceptedReplacement | undefined;
   let view: MessagesView | undefined;
 
-  // Whether each output's current text carries a marker; kept up to date as texts change.
-  const carries = received.map((text) => carriesMarker(text));
-  const isProtected = (index: number): boolean => {
-    if (offloaded[index] || carries[index] || held.has(index)) return true;
-    return keepsSome && sticky.has(keepVerbatimId(deps.hash(current[index] as string)));
-  };
-
   for (const name of request.names) {
     const component = deps.registry[name] as Component | undefined;
+    const entry = entryFor(name, component?.kind, false);
     const options = config.components[name];
-    const mode = effectiveMode(options.marker_mode ?? config.marker_mode, persists);
-    const entry: ComponentReport = {
-      name,
-      kind: component?.kind ?? "reformat",
-      mode,
-      tokensBefore: 0,
-      tokensAfter: 0,
-      durationMs: 0,
-      changed: 0,
-      dropped: 0,
-      keys: [],
-    };
-    report.components.push(entry);
     const { trigger } = options;
     if (!component) {
       entry.gated = "unavailable";
+      continue;
+    }
+    const warmReplay = component.scope === "messages" && request.frozenSummary !== undefined;
+    if (component.reachesBack && !request.redecide && !warmReplay) {
+      entry.gated = "warm";
       continue;
     }
     if (trigger.min_messages > 0 && transcript.messageCount < trigger.min_messages) {
@@ -143,12 +175,15 @@ async function runOnce(
 
     const started = performance.now();
     const pending = new Map<string, string>();
-    const eligible = current.map(
+    const eligible = state.current.map(
       (text, index) =>
+        !frozen(index) &&
         !isProtected(index) &&
+        !(component.kind === "offload" && state.pointedTo.has(index)) &&
         (trigger.min_output_tokens === 0 || deps.tokens.atLeast(text, trigger.min_output_tokens)),
     );
-    const context = componentContext(deps, request, entry, mode, current, eligible, pending);
+    const mayChange = (index: number) => eligible[index] === true;
+    const context = componentContext(deps, request, state, entry, entry.mode, mayChange, pending);
     try {
       if (component.scope === "messages") {
         if (replacement) throw new Revert("touched_protected_output", "messages already replaced");
@@ -157,81 +192,63 @@ async function runOnce(
           entry.gated = "unavailable";
           continue;
         }
-        // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
-        const proposed = await component.reduce(options as any, context, view);
-        const guarded =
-          proposed &&
-          guardReplacement(
-            {
-              transcript,
-              view,
-              mode,
-              tokens: deps.tokens,
-              hash: deps.hash,
-              pending,
-              keepsVerbatim: (index) =>
-                keepsSome && sticky.has(keepVerbatimId(deps.hash(received[index] as string))),
-            },
-            proposed,
-            entry,
-          );
-        if (guarded) {
-          replacement = guarded.accepted;
-          for (const [key, value] of guarded.stashes) stashes.set(key, value);
-          if (mode === "full") markers++;
+        const accepted = await replaceMessages(
+          deps,
+          request,
+          state,
+          component,
+          context,
+          view,
+          entry,
+          pending,
+        );
+        if (accepted) {
+          replacement = accepted.replacement;
+          for (const [key, value] of accepted.stashes) state.stashes.set(key, value);
+          if (entry.mode !== "off") state.markers++;
+          if (entry.mode === "full") for (const id of entry.keys) state.markerIds.add(id);
           for (const output of transcript.outputs) {
             if (output.messageIndex < replacement.from || output.messageIndex >= replacement.to) {
               continue;
             }
-            current[output.index] = received[output.index] as string;
-            offloaded[output.index] = true;
+            state.current[output.index] = state.received[output.index] as string;
+            state.offloaded[output.index] = true;
           }
         }
       } else {
-        const changes = await collectChanges(
+        const proposed = await proposeChanges(
           deps,
           component,
           options,
-          mode,
+          entry.mode,
           context,
-          eligible,
           pending,
         );
-        const kept = guardChanges(
+        // A pointer is kept only while the output it points to is readable (§5 Fidelity).
+        const changes = proposed.filter(
+          (change) => change.refersTo === undefined || !state.offloaded[change.refersTo],
+        );
+        const guard = guardFor(
           deps,
+          request,
+          state,
           component.kind,
-          mode,
-          changes,
-          current,
-          eligible,
+          entry.mode,
+          mayChange,
           pending,
-          entry,
         );
+        const kept = guardChanges(guard, changes, entry);
         for (const change of kept) {
-          const before = current[change.index] as string;
-          if (component.kind === "offload") {
-            offloaded[change.index] = true;
-            reduced.push(reducedId(name, deps.hash(before)));
-            if (mode === "full") {
-              for (const id of new Set(markerIds(change.text))) {
-                const original = pending.get(id);
-                if (original === undefined) continue;
-                stashes.set(id, original);
-                entry.keys.push(id);
-                markers++;
-              }
-              const first = received[change.index] as string;
-              stashedAs[change.index] = before;
-              if (before !== first) {
-                stashes.set(`rf:${deps.hash(before)}`, first);
-                reformatted[change.index] = before;
-              }
-            }
-          }
-          current[change.index] = change.text;
-          carries[change.index] = component.kind === "offload" || carriesMarker(change.text);
+          state.apply(change.index, change.text, {
+            name,
+            kind: component.kind,
+            mode: entry.mode,
+            pending,
+            entry,
+          });
+          if (change.refersTo !== undefined) state.pointedTo.add(change.refersTo);
         }
-        entry.changed = kept.length;
+        entry.changed += kept.length;
       }
     } catch (error) {
       entry.reverted =
@@ -241,154 +258,216 @@ async function runOnce(
       entry.keys = [];
       entry.tokensBefore = entry.tokensAfter = 0;
     }
-    entry.durationMs = performance.now() - started;
+    entry.durationMs += performance.now() - started;
   }
 
-  if (persists && effectiveMode(config.marker_mode, persists) === "full") {
-    current.forEach((text, index) => {
-      const first = received[index] as string;
-      if (!offloaded[index] && text !== first) {
-        stashes.set(`rf:${deps.hash(text)}`, first);
-        reformatted[index] = text;
-      }
-    });
-  }
-
+  if (request.persists && config.marker_mode === "full") state.recordReformats();
   return {
     result: {
-      texts: current,
-      stashes: Array.from(stashes, ([key, value]) => ({ key, value })),
-      reduced,
-      markers,
+      texts: state.current,
+      stashes: Array.from(state.stashes, ([key, value]) => ({ key, value })),
+      decisions: state.decisions(),
+      markers: state.markers,
+      markerIds: [...state.markerIds],
+      replayed,
       report,
       ...(replacement ? { replacement } : {}),
     },
-    records: { stashedAs, reformatted },
+    state,
   };
 }
 
 /**
- * Outputs whose `rf:` record would make /rehydrate give back the wrong original. Rehydrate finds
- * a reformatted output's original by the hash of its text alone, so each such text must stand for
- * one original wherever it is read: two different outputs that clean up to the same text, or a
- * cleaned text that another string of the body (or an offloaded output's stashed text) reads
- * verbatim, are ambiguous. The later claimant, or the one whose record would mislead, is named.
+ * Gives already-sent outputs back as they were returned (§4a): each recorded component runs
+ * again on that output alone, in the recorded order, under the same guards. A step that no
+ * longer reproduces a change (its component or options went away) ends that output's replay.
  */
-function ambiguousRecords(
-  transcript: Transcript,
-  { texts, replacement }: RunResult,
-  { stashedAs, reformatted }: OutputRecords,
-): Set<number> {
-  const received = transcript.outputs.map((output) => output.text);
-  const ambiguous = new Set<number>();
-  const claims = new Map<string, number>();
-  reformatted.forEach((text, index) => {
-    if (text === undefined) return;
-    const owner = claims.get(text);
-    if (owner === undefined) claims.set(text, index);
-    else if (received[owner] !== received[index]) ambiguous.add(index);
-  });
-  if (claims.size === 0) return ambiguous;
-  const misleads = (text: string | undefined, original: string) => {
-    const owner = text === undefined ? undefined : claims.get(text);
-    if (owner !== undefined && received[owner] !== original) ambiguous.add(owner);
-  };
-  let output = 0;
-  for (const item of transcript.strings) {
-    const index = item.tool ? output++ : undefined;
-    const replaced =
-      replacement !== undefined &&
-      item.messageIndex >= replacement.from &&
-      item.messageIndex < replacement.to;
-    if (replaced) continue;
-    if (index === undefined) {
-      misleads(item.text, item.text);
-      continue;
-    }
-    const original = received[index] as string;
-    misleads(texts[index], original);
-    misleads(stashedAs[index], original);
-  }
-  return ambiguous;
-}
-
-export function effectiveMode(mode: MarkerMode, persists: boolean): MarkerMode {
-  return mode === "full" && !persists ? "off" : mode;
-}
-
-function componentContext(
+async function replay(
   deps: PipelineDeps,
   request: RunRequest,
-  entry: ComponentReport,
+  state: OutputState,
+  entryFor: (
+    name: ComponentName,
+    kind: Component["kind"] | undefined,
+    replaying: boolean,
+  ) => ComponentReport,
+  replayable: (index: number) => boolean,
+): Promise<number> {
+  if (request.redecide) return 0;
+  let replayed = 0;
+  for (const [index, decision] of request.frozen.entries()) {
+    if (decision === undefined || !replayable(index)) continue;
+    replayed++;
+    for (const name of decision) {
+      const component = deps.registry[name] as Component | undefined;
+      if (!component || component.scope === "messages") break;
+      const entry = entryFor(name, component.kind, true);
+      const options = request.config.components[name];
+      const pending = new Map<string, string>();
+      const only = (candidate: number) => candidate === index;
+      const context = componentContext(deps, request, state, entry, entry.mode, only, pending);
+      const output = context.outputs[index] as ToolOutput;
+      const text =
+        component.scope === "output"
+          ? await reduceOutput(deps, component, options, entry.mode, context, pending, output)
+          : // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+            component.reduce(output, options as any, context);
+      if (text === undefined || text === output.text) break;
+      const guard = guardFor(deps, request, state, component.kind, entry.mode, only, pending);
+      let kept: Change[];
+      try {
+        kept = guardChanges(guard, [{ index, text }], entry);
+      } catch {
+        break;
+      }
+      if (kept.length === 0) break;
+      state.apply(index, text, { name, kind: component.kind, mode: entry.mode, pending, entry });
+    }
+  }
+  return replayed;
+}
+
+function guardFor(
+  deps: PipelineDeps,
+  request: RunRequest,
+  state: OutputState,
+  kind: Component["kind"],
   mode: MarkerMode,
-  current: readonly string[],
-  eligible: readonly boolean[],
-  pending: Map<string, string>,
-): ComponentContext {
-  const { transcript, sticky } = request;
-  const outputs: ToolOutput[] = transcript.outputs.map((output, index) =>
-    output.text === current[index] ? output : { ...output, text: current[index] as string },
-  );
+  mayChange: (index: number) => boolean,
+  pending: ReadonlyMap<string, string>,
+) {
   return {
-    provider: transcript.provider,
-    outputs: outputs.filter((_, index) => eligible[index]),
-    messageCount: transcript.messageCount,
-    goal: transcript.goal,
+    tokens: deps.tokens,
+    kind,
     mode,
-    hint: mode === "full" ? EXPAND_HINT : "",
-    marker(original) {
-      if (mode === "off") return "";
-      if (mode === "summary") return SENTINEL;
-      const id = deps.hash(original);
-      pending.set(id, original);
-      return markerFor(id);
-    },
-    tokens: (text) => deps.tokens.count(text),
-    atLeastTokens: (text, limit) => deps.tokens.atLeast(text, limit),
-    wasReduced: (text) => sticky.has(reducedId(entry.name, deps.hash(text))),
-    signal: request.signal,
-    ...(request.incoming ? { incoming: request.incoming } : {}),
-    reportModelCall(call) {
-      entry.modelCalls ??= [];
-      entry.modelCalls.push(call);
-    },
+    current: state.current,
+    mayChange,
+    pending,
+    maxStashBytes: request.maxStashBytes,
   };
 }
 
-async function collectChanges(
+/** The changes a component proposes for the outputs it may change. */
+async function proposeChanges(
   deps: PipelineDeps,
   component: Exclude<Component, { scope: "messages" }>,
   options: Config["components"][ComponentName],
   mode: MarkerMode,
   context: ComponentContext,
-  eligible: readonly boolean[],
   pending: Map<string, string>,
-): Promise<readonly Change[]> {
+): Promise<Change[]> {
+  const changes: Change[] = [];
   if (component.scope === "request") {
     // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
-    return component.reduce(options as any, context);
-  }
-  const changes: Change[] = [];
-  const table = `${component.name}\u0000${mode}`;
-  for (const output of context.outputs) {
-    if (!eligible[output.index]) continue;
-    const callKey = callKeyOf(output);
-    let memoised = deps.memo.get(table, output.text, callKey);
-    if (!memoised) {
-      const before = new Set(pending.keys());
+    const selections = await component.select(options as any, context);
+    for (const { index, refersTo } of selections) {
+      const output = context.outputs[index];
+      if (!output || !context.mayChange(index)) continue;
       // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
-      const text = await component.reduce(output, options as any, context);
-      const stashes = [...pending].filter(([id]) => !before.has(id));
-      memoised = { text, stashes: stashes.map(([key, value]) => ({ key, value })) };
-      deps.memo.set(table, output.text, callKey, memoised);
-    } else {
-      for (const { key, value } of memoised.stashes) pending.set(key, value);
+      const text = component.reduce(output, options as any, context);
+      if (text !== undefined && text !== output.text) changes.push({ index, text, refersTo });
     }
-    if (memoised.text !== undefined && memoised.text !== output.text) {
-      changes.push({ index: output.index, text: memoised.text });
-    }
+    return changes;
+  }
+  for (const output of context.outputs) {
+    if (!context.mayChange(output.index)) continue;
+    const text = await reduceOutput(deps, component, options, mode, context, pending, output);
+    if (text !== undefined && text !== output.text) changes.push({ index: output.index, text });
   }
   return changes;
+}
+
+/**
+ * An output-scoped component's result for one output, memoised across requests by (component,
+ * mode, text, call): such a result is a pure function of those. The memo also keeps what the
+ * result asked to stash, so a hit hands the same stashes to `pending`.
+ */
+async function reduceOutput(
+  deps: PipelineDeps,
+  component: Extract<Component, { scope: "output" }>,
+  options: Config["components"][ComponentName],
+  mode: MarkerMode,
+  context: ComponentContext,
+  pending: Map<string, string>,
+  output: ToolOutput,
+): Promise<string | undefined> {
+  const table = `${component.name}\u0000${mode}`;
+  const callKey = callKeyOf(output);
+  const known = deps.memo.get(table, output.text, callKey);
+  if (known) {
+    for (const { key, value } of known.stashes) pending.set(key, value);
+    return known.text;
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+  const text = await component.reduce(output, options as any, context);
+  // What the result's markers stand for, however `pending` came to hold it (another output of
+  // this run may have asked for the same original first).
+  const stashes: StashEntry[] = [];
+  for (const key of new Set(text === undefined ? [] : markerIds(text))) {
+    const value = pending.get(key);
+    if (value !== undefined) stashes.push({ key, value });
+  }
+  deps.memo.set(table, output.text, callKey, { text, stashes });
+  return text;
+}
+
+/**
+ * A messages-scoped component's replacement, through the message guards. On a warm request only
+ * the summary the messages were sent with is accepted back (§4a).
+ */
+async function replaceMessages(
+  deps: PipelineDeps,
+  request: RunRequest,
+  state: OutputState,
+  component: MessagesComponent<ComponentName>,
+  context: ComponentContext,
+  view: MessagesView,
+  entry: ComponentReport,
+  pending: ReadonlyMap<string, string>,
+): Promise<{ replacement: AcceptedReplacement; stashes: [string, string][] } | undefined> {
+  const options = request.config.components[component.name];
+  // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+  const proposed = await component.reduce(options as any, context, view);
+  if (!proposed) return undefined;
+  const recorded = request.frozenSummary;
+  if (!request.redecide && (proposed.from !== recorded?.from || proposed.to !== recorded?.to)) {
+    return undefined;
+  }
+  const guarded = guardReplacement(
+    {
+      transcript: request.transcript,
+      view,
+      mode: entry.mode,
+      tokens: deps.tokens,
+      hash: deps.hash,
+      pending,
+      keepsVerbatim: (index) =>
+        request.kept.size > 0 && request.kept.has(deps.hash(state.received[index] as string)),
+    },
+    proposed,
+    entry,
+  );
+  return guarded ? { replacement: guarded.accepted, stashes: guarded.stashes } : undefined;
+}
+
+/** The effective marker mode of component `name` on this request. */
+function modeOf(request: RunRequest, name: ComponentName): MarkerMode {
+  const mode = request.config.components[name].marker_mode ?? request.config.marker_mode;
+  return effectiveMode(mode, request.persists && request.expandable);
+}
+
+function newEntry(name: ComponentName, kind: Component["kind"], mode: MarkerMode): ComponentReport {
+  return {
+    name,
+    kind,
+    mode,
+    tokensBefore: 0,
+    tokensAfter: 0,
+    durationMs: 0,
+    changed: 0,
+    dropped: 0,
+    keys: [],
+  };
 }
 
 /**
@@ -403,52 +482,4 @@ function callKeyOf(output: ToolOutput): string {
     typeof input === "object" && input !== null ? (input.command ?? input.cmd) : undefined;
   if (command === undefined) return call.name;
   return `${call.name}\u0000${typeof command === "string" ? command : JSON.stringify(command)}`;
-}
-
-/** Applies the per-change guards; throws Revert when the whole component must be reverted. */
-function guardChanges(
-  deps: PipelineDeps,
-  kind: Component["kind"],
-  mode: MarkerMode,
-  changes: readonly Change[],
-  current: readonly string[],
-  eligible: readonly boolean[],
-  pending: ReadonlyMap<string, string>,
-  entry: ComponentReport,
-): Change[] {
-  const kept: Change[] = [];
-  const seen = new Set<number>();
-  let before = 0;
-  let after = 0;
-  for (const change of changes) {
-    const { index, text } = change;
-    if (
-      !Number.isInteger(index) ||
-      !eligible[index] ||
-      seen.has(index) ||
-      typeof text !== "string"
-    ) {
-      throw new Revert(
-        "touched_protected_output",
-        `change to output ${String(index)} is not allowed`,
-      );
-    }
-    seen.add(index);
-    if (kind === "offload" && mode === "full" && !markerIds(text).some((id) => pending.has(id))) {
-      throw new Revert("no_cache_key", `output ${index} was reduced without a stashed marker`);
-    }
-    const tokensBefore = deps.tokens.count(current[index] as string);
-    const tokensAfter = deps.tokens.count(text);
-    if (tokensAfter >= tokensBefore) {
-      entry.dropped++;
-      continue;
-    }
-    before += tokensBefore;
-    after += tokensAfter;
-    kept.push(change);
-  }
-  if (after > before) throw new Revert("grew", `tokens ${before} → ${after}`);
-  entry.tokensBefore = before;
-  entry.tokensAfter = after;
-  return kept;
 }

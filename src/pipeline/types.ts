@@ -10,8 +10,21 @@ export type OptionsOf<N extends ComponentName> = ComponentsConfig[N];
 /** What the pipeline lends a component for one run. Components never stash or guard themselves. */
 export interface ComponentContext {
   readonly provider: Provider;
-  /** Every tool output of the request, as earlier components left them. */
+  /** Every tool output of the request, as earlier components and replays left them. */
   readonly outputs: readonly ToolOutput[];
+  /**
+   * True when output `index` may take a new decision from this component: not already sent on a
+   * warm request (§4a), not marked, not expanded, not reduced by an earlier offload, within the
+   * trigger. The pipeline ignores changes to any other output.
+   */
+  mayChange(index: number): boolean;
+  /** True when output `index` was reduced by an offload (it no longer reads as received). */
+  wasOffloaded(index: number): boolean;
+  /**
+   * True on a request whose head may be re-decided (a cold cache, §4a); components that reach
+   * back only run then, and a messages-scoped one reuses its earlier result otherwise.
+   */
+  readonly redecide: boolean;
   readonly messageCount: number;
   /** Text of the last user message: the agent's current goal. */
   readonly goal: string;
@@ -29,8 +42,6 @@ export interface ComponentContext {
   tokens(text: string): number;
   /** True when `text` has at least `limit` tokens; stops counting early. */
   atLeastTokens(text: string, limit: number): boolean;
-  /** True when this component reduced exactly this text earlier in the session (sticky set). */
-  wasReduced(text: string): boolean;
   readonly signal: AbortSignal;
   /** The request being compacted, for LLM-backed components whose model is `source: incoming`. */
   readonly incoming?: IncomingRequest;
@@ -48,15 +59,22 @@ export interface IncomingRequest {
   readonly baseUrl?: string | undefined;
 }
 
-/** One replacement: tool output `index` becomes `text`. */
+/** One replacement: tool output `index` becomes `text` (pointing to output `refersTo`, if set). */
 export interface Change {
   readonly index: number;
   readonly text: string;
+  readonly refersTo?: number | undefined;
 }
 
 interface ComponentBase<N extends ComponentName> {
   readonly name: N;
   readonly kind: ComponentKind;
+  /**
+   * True for a component that changes an output because of newer ones (mask, failed_run,
+   * summaries). Its decisions are taken only when the head may be re-decided (§4a); on a warm
+   * request the pipeline replays what it decided before and it does not run.
+   */
+  readonly reachesBack: boolean;
 }
 
 /**
@@ -74,13 +92,30 @@ export interface OutputComponent<N extends ComponentName> extends ComponentBase<
   ): string | undefined | Promise<string | undefined>;
 }
 
-/** A component that needs the whole request (ordering, duplicates, model calls). */
+/** An output a request-scoped component picked, and the earlier output it points to, if any. */
+export interface Selection {
+  readonly index: number;
+  /**
+   * The output this one's replacement points to (dedup's "identical to an earlier tool output"):
+   * the pipeline keeps the pointer only while that output stays readable (§5 Fidelity).
+   */
+  readonly refersTo?: number;
+}
+
+/**
+ * A component that decides from the whole request which outputs to reduce (ordering,
+ * duplicates, model calls): `select` picks them; `reduce` writes one picked output's
+ * replacement from that output alone, so a decision recorded on one turn is replayed on the next
+ * without selecting again.
+ */
 export interface RequestComponent<N extends ComponentName> extends ComponentBase<N> {
   readonly scope: "request";
-  reduce(
+  select(
     options: OptionsOf<N>,
     context: ComponentContext,
-  ): readonly Change[] | Promise<readonly Change[]>;
+  ): readonly Selection[] | Promise<readonly Selection[]>;
+  /** The replacement, or undefined when this output can no longer be reduced as decided. */
+  reduce(output: ToolOutput, options: OptionsOf<N>, context: ComponentContext): string | undefined;
 }
 
 /** One message of the request as a messages-scoped component sees it. */
@@ -114,7 +149,11 @@ export interface MessagesReplacement {
   readonly message: string;
 }
 
-/** A component that replaces a run of whole messages (summaries). At most one per run applies. */
+/**
+ * A component that replaces a run of whole messages (summaries). At most one per run applies.
+ * It reaches back by nature; on a warm request it may only give back the replacement it made
+ * before (`context.redecide` false).
+ */
 export interface MessagesComponent<N extends ComponentName> extends ComponentBase<N> {
   readonly scope: "messages";
   reduce(

@@ -62,6 +62,7 @@ export async function handleProxy(
     const headers = relayedResponseHeaders(round.upstream.headers);
     headers.set("x-context-guru-session", prepared.session);
     headers.set("x-context-guru-expand-rounds", String(rounds));
+    if (prepared.cache !== undefined) headers.set("x-context-guru-cache", prepared.cache);
     if (prepared.tokensBefore !== undefined && prepared.tokensAfter !== undefined) {
       headers.set("x-context-guru-tokens-before", String(prepared.tokensBefore));
       headers.set("x-context-guru-tokens-after", String(prepared.tokensAfter));

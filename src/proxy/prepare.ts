@@ -1,11 +1,10 @@
-import type { Compactor } from "../compactor.js";
+import { type CacheState, parseCacheHeader } from "../cache/policy.js";
+import { withinDeadline } from "../compaction-deadline.js";
+import type { Compactor, CompactResult } from "../compactor.js";
 import type { Config } from "../config/schema.js";
-import { injectExpandTool } from "../expand/inject.js";
-import { requestMarkerIds } from "../expand/request-markers.js";
 import { credentialHeaders } from "../model/credential-headers.js";
 import { sessionKey } from "../session/key.js";
 import type { Store } from "../store/types.js";
-import { scanTopLevel } from "../wire/json-scan.js";
 import type { Provider } from "../wire/types.js";
 import { isSummaryRequest } from "./summary-request.js";
 
@@ -19,10 +18,12 @@ export interface PrepareDeps {
 export interface Prepared {
   readonly text: string;
   readonly session: string;
-  /** Marker ids in the request's `system`/`messages`: the only ids the loop may resolve. */
+  /** Marker ids this compaction wrote or replayed: the only ids the loop may resolve. */
   readonly allowed: ReadonlySet<string>;
   readonly tokensBefore: number | undefined;
   readonly tokensAfter: number | undefined;
+  /** What the compaction treated the request as, when it ran. */
+  readonly cache: CacheState | undefined;
 }
 
 export interface PrepareOptions {
@@ -33,8 +34,9 @@ export interface PrepareOptions {
 
 /**
  * Compacts the request (fail-open: on any failure or past the compaction deadline the original
- * text goes upstream), then injects the expand tool (§8.1). An agent's own request to summarise
- * the conversation goes upstream uncompacted; `x-context-guru-bypass: true` skips both steps.
+ * text goes upstream); the compaction adds the expand tool where §8.1 and §4a allow. An agent's
+ * own request to summarise the conversation goes upstream uncompacted, and
+ * `x-context-guru-bypass: true` skips compaction.
  */
 export async function prepareRequest(
   deps: PrepareDeps,
@@ -52,63 +54,40 @@ export async function prepareRequest(
   const bypass = headers.get("x-context-guru-bypass")?.toLowerCase() === "true";
   const compacted =
     bypass || isSummaryRequest(body) ? undefined : await compactWithin(deps, original, options);
-  const session = compacted?.session ?? sessionKey(body, explicit);
-  const text = bypass
-    ? original
-    : injectExpandTool(compacted?.text ?? original, {
-        provider: options.provider,
-        mode: deps.config.inject_expand,
-        persists: deps.store.persists,
-      });
   return {
-    text,
-    session,
-    allowed: markerIdsOf(text),
+    text: compacted?.text ?? original,
+    session: compacted?.session ?? sessionKey(body, explicit),
+    // Only markers this compaction wrote or replayed resolve: a marker quoted in a message, or
+    // one from another conversation, is not this request's to expand (§10).
+    allowed: new Set(compacted?.markerIds ?? []),
     tokensBefore: compacted?.tokensBefore,
     tokensAfter: compacted?.tokensAfter,
+    cache: compacted?.cache.state,
   };
 }
 
-async function compactWithin(deps: PrepareDeps, text: string, options: PrepareOptions) {
-  const abort = new AbortController();
-  const onClientGone = () => abort.abort();
-  options.signal.addEventListener("abort", onClientGone, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => {
-      abort.abort();
-      resolve(undefined);
-    }, deps.config.limits.compact_timeout_ms);
-  });
-  const pipeline = options.headers
+function compactWithin(
+  deps: PrepareDeps,
+  text: string,
+  options: PrepareOptions,
+): Promise<CompactResult | undefined> {
+  const { headers } = options;
+  const pipeline = headers
     .get("x-context-guru-pipeline")
     ?.split(",")
     .map((name) => name.trim())
     .filter(Boolean);
-  try {
-    return await Promise.race([
+  return withinDeadline(
+    deps.config.limits.compact_timeout_ms,
+    (control) =>
       deps.compactor.compact(text, {
+        ...control,
         provider: options.provider,
-        session: options.headers.get("x-context-guru-session") ?? undefined,
+        session: headers.get("x-context-guru-session") ?? undefined,
         pipeline,
-        signal: abort.signal,
-        incoming: { headers: credentialHeaders(options.headers) },
+        cache: parseCacheHeader(headers.get("x-context-guru-cache")),
+        incoming: { headers: credentialHeaders(headers) },
       }),
-      deadline,
-    ]);
-  } catch {
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener("abort", onClientGone);
-  }
-}
-
-function markerIdsOf(text: string): ReadonlySet<string> {
-  try {
-    const scan = scanTopLevel(text);
-    return scan === undefined ? new Set() : requestMarkerIds(text, scan.members);
-  } catch {
-    return new Set();
-  }
+    options.signal,
+  );
 }

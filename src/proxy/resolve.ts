@@ -1,6 +1,5 @@
 import { MALFORMED_CALL, missPlaceholder, type ToolResult } from "../expand/continuation.js";
 import type { ExpandCall } from "../expand/turn.js";
-import { keepVerbatimId } from "../pipeline/sticky.js";
 import type { Store } from "../store/types.js";
 import type { ProxyEvents } from "./events.js";
 
@@ -38,8 +37,7 @@ export async function resolveCalls(
   }
   if (resolved.length > 0) {
     // Expanded originals stay verbatim on later turns: the model asked for them.
-    const ids = [...new Set(resolved)].map(keepVerbatimId);
-    await store.addSticky(session, ids).catch(() => undefined);
+    await store.keep(session, [...new Set(resolved)]).catch(() => undefined);
   }
   return { results, resolved };
 }

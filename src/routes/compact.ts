@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import type { Services } from "../app.js";
+import { parseCacheHeader } from "../cache/policy.js";
+import { withinDeadline } from "../compaction-deadline.js";
 import type { CompactResult } from "../compactor.js";
 import { credentialHeaders } from "../model/credential-headers.js";
 import { parseProviderChoice } from "../wire/detect.js";
@@ -31,18 +33,11 @@ export function compactRoutes({ config, compactor, metrics }: Services): Hono {
     }
     if (provider === undefined) return original(bytes);
     const pipelineHeader = c.req.header("x-context-guru-pipeline");
-    const abort = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => {
-        abort.abort();
-        resolve(undefined);
-      }, config.limits.compact_timeout_ms);
-    });
-    let result: CompactResult | undefined;
-    try {
-      result = await Promise.race([
+    const result: CompactResult | undefined = await withinDeadline(
+      config.limits.compact_timeout_ms,
+      (control) =>
         compactor.compact(text, {
+          ...control,
           provider,
           session: c.req.header("x-context-guru-session"),
           pipeline: pipelineHeader
@@ -50,16 +45,10 @@ export function compactRoutes({ config, compactor, metrics }: Services): Hono {
             .map((name) => name.trim())
             .filter(Boolean),
           preset: c.req.query("preset"),
-          signal: abort.signal,
+          cache: parseCacheHeader(c.req.header("x-context-guru-cache")),
           incoming: { headers: credentialHeaders(c.req.raw.headers) },
         }),
-        deadline,
-      ]);
-    } catch {
-      result = undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    );
     if (!result) return original(bytes);
     metrics.observeCompact(result);
     const headers: Record<string, string> = {
@@ -68,8 +57,10 @@ export function compactRoutes({ config, compactor, metrics }: Services): Hono {
       "x-context-guru-tokens-after": String(result.tokensAfter),
       "x-context-guru-markers": String(result.markers),
       "x-context-guru-session": result.session,
+      "x-context-guru-cache": result.cache.state,
     };
     if (result.pipelineFallback) headers["x-context-guru-pipeline-fallback"] = "configured";
+    if (result.markersDegraded) headers["x-context-guru-markers-degraded"] = result.markersDegraded;
     return new Response(result.changed ? result.text : bytes, { status: 200, headers });
   });
   return app;

@@ -1,7 +1,6 @@
 import type { StoreConfig } from "../config/schema.js";
 import { withDeadline } from "./deadline.js";
 import { MemoryStore } from "./memory.js";
-import { NopStore } from "./nop.js";
 import { RedisStore } from "./redis.js";
 import type { Store } from "./types.js";
 
@@ -13,12 +12,12 @@ export interface CreateStoreOptions {
 }
 
 /**
- * The one store of the process (§7): nop when `store.enabled` is false, else the configured
- * backend. The Redis store is bounded by `store.timeout_ms` on every call; the memory store
- * answers synchronously and needs no deadline.
+ * The one store of the process (§7), on the configured backend. With `store.enabled: false` it
+ * stashes nothing (clean mode) but still keeps the session ledgers (§4a). The Redis store is
+ * bounded by `store.timeout_ms` on every call; the memory store answers synchronously and needs
+ * no deadline.
  */
 export function createStore(config: StoreConfig, options: CreateStoreOptions = {}): Store {
-  if (!config.enabled) return new NopStore();
   switch (config.backend) {
     case "memory":
       return new MemoryStore(config, options.clock ? { clock: options.clock } : {});

@@ -16,9 +16,9 @@ export function withDeadline(store: Store, timeoutMs: number): Store {
     put: (session: string, entries: readonly StashEntry[], options?: PutOptions) =>
       bound("put", () => store.put(session, entries, options)),
     get: (session: string, key: string) => bound("get", () => store.get(session, key)),
-    sticky: (session: string) => bound("sticky", () => store.sticky(session)),
-    addSticky: (session: string, ids: readonly string[]) =>
-      bound("addSticky", () => store.addSticky(session, ids)),
+    ledger: (session: string) => bound("ledger", () => store.ledger(session)),
+    keep: (session: string, ids: readonly string[]) =>
+      bound("keep", () => store.keep(session, ids)),
     ready: () => bound("ready", () => store.ready()).catch(() => false),
     stats: (): Promise<StoreStats> => bound("stats", () => store.stats()),
     close: () => bound("close", () => store.close()),

@@ -1,11 +1,11 @@
 import { LRUCache } from "lru-cache";
 import type { StoreConfig } from "../config/schema.js";
 import { StoreCapacityError } from "../errors/store-error.js";
+import type { SessionLedger } from "../session/ledger.js";
 import { checkPut, valueBytes } from "./entry-size.js";
+import { MemoryLedgers } from "./memory-ledgers.js";
 import { addNewest } from "./sticky-order.js";
 import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
-
-const NO_IDS: ReadonlySet<string> = new Set();
 
 /** A kept original and the sessions allowed to read it (oldest first, at most `max_sessions`). */
 interface Kept {
@@ -21,18 +21,20 @@ export interface MemoryStoreOptions {
 /**
  * The in-process store (§7): one LRU of originals bounded by count (`max_entries`), bytes
  * (`max_bytes`, exact UTF-8 size of value, key and owner ids) and time (`ttl_seconds`, slid by
- * every owned read), plus one LRU of sticky sets bounded by `max_sessions` × `max_sticky_ids`.
- * Owner records live on the entry, so they expire and are evicted together with the value.
+ * every owned read), plus the session ledgers (memory-ledgers.ts) bounded by
+ * `max_ledger_bytes`. Owner records live on the entry, so they expire and are evicted together
+ * with the value. With `enabled: false` (clean mode) nothing is stashed; ledgers are still kept.
  */
 export class MemoryStore implements Store {
   readonly backend = "memory";
-  readonly persists = true;
+  readonly persists: boolean;
   readonly #kept: LRUCache<string, Kept>;
-  readonly #sticky: LRUCache<string, Set<string>>;
+  readonly #ledgers: MemoryLedgers;
   readonly #config: StoreConfig;
 
   constructor(config: StoreConfig, options: MemoryStoreOptions = {}) {
     this.#config = config;
+    this.persists = config.enabled;
     const ttl = config.ttl_seconds * 1000;
     const clock = options.clock;
     // ttlResolution 0: read the clock on every call, so an injected clock takes effect at once.
@@ -49,10 +51,20 @@ export class MemoryStore implements Store {
       maxSize: config.max_bytes,
       sizeCalculation: (kept, key) => keptBytes(key, kept),
     });
-    this.#sticky = new LRUCache<string, Set<string>>({ ...timing, max: config.max_sessions });
+    this.#ledgers = new MemoryLedgers({
+      maxBytes: config.max_ledger_bytes,
+      ttlMs: ttl,
+      maxKept: config.max_kept_ids,
+      clock,
+    });
   }
 
   async put(session: string, entries: readonly StashEntry[], options?: PutOptions): Promise<void> {
+    if (this.persists) this.#stash(session, entries);
+    if (options?.ledger) this.#ledgers.write(session, options.ledger);
+  }
+
+  #stash(session: string, entries: readonly StashEntry[]): void {
     // Agents re-send their history, so most entries are already kept for this session: a read
     // refreshes their age and recency, and only the rest are measured and written.
     const fresh = entries.filter(({ key, value }) => {
@@ -81,7 +93,6 @@ export class MemoryStore implements Store {
     if (lost) {
       throw new StoreCapacityError(`entry ${lost.key} did not fit within store.max_bytes`);
     }
-    await this.addSticky(session, options?.sticky ?? []);
   }
 
   async get(session: string, key: string): Promise<string | undefined> {
@@ -89,17 +100,12 @@ export class MemoryStore implements Store {
     return this.#kept.get(key)?.value;
   }
 
-  async sticky(session: string): Promise<ReadonlySet<string>> {
-    // Stored sets are never changed in place (addSticky writes a new one), so a request may
-    // hold this one for its whole run while other requests of the session add to theirs.
-    return this.#sticky.get(session) ?? NO_IDS;
+  async ledger(session: string): Promise<SessionLedger> {
+    return this.#ledgers.get(session);
   }
 
-  async addSticky(session: string, ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    const set = new Set(this.#sticky.get(session));
-    addNewest(set, ids, this.#config.max_sticky_ids);
-    this.#sticky.set(session, set);
+  async keep(session: string, ids: readonly string[]): Promise<void> {
+    this.#ledgers.keep(session, ids);
   }
 
   async ready(): Promise<boolean> {
@@ -113,7 +119,7 @@ export class MemoryStore implements Store {
 
   async close(): Promise<void> {
     this.#kept.clear();
-    this.#sticky.clear();
+    this.#ledgers.clear();
   }
 }
 

@@ -2,14 +2,20 @@
  * Key layout under `store.redis.key_prefix` (default `cg:`):
  * - `<prefix>e:<key>`: hash of one original: field `v` holds the value, one field
  *   `o:<session>` per owning session. Value and owners live and expire together.
- * - `<prefix>s:<session>`: sorted set of the session's sticky ids, scored by insertion order.
+ * - `<prefix>l:<session>`: hash of the session's ledger (§4a): field `t` the time of its last
+ *   request, `h:<conversation id>` one encoded head each, `k:<content id>` one kept-verbatim id
+ *   each (its value orders them), `kn` the last order number given.
  */
 export function redisKeys(prefix: string) {
   return {
     entry: (key: string) => `${prefix}e:${key}`,
-    sticky: (session: string) => `${prefix}s:${session}`,
+    ledger: (session: string) => `${prefix}l:${session}`,
   };
 }
+
+export const LAST_REQUEST_FIELD = "t";
+export const HEAD_PREFIX = "h:";
+export const KEPT_PREFIX = "k:";
 
 export const VALUE_FIELD = "v";
 
@@ -31,18 +37,29 @@ return false
 `;
 
 /**
- * Adds ARGV[3..] to the sticky set KEYS[1] as its newest members (scores continue after the
- * highest one, so order needs no clock and holds across replicas), trims it to the ARGV[1]
- * newest, and sets its TTL to ARGV[2] ms.
+ * Adds ARGV[3..] as the newest kept-verbatim ids of the ledger KEYS[1] (order numbers continue
+ * after `kn`, so order needs no clock and holds across replicas), drops the oldest beyond the
+ * ARGV[1] newest, and sets the ledger's TTL to ARGV[2] ms.
  */
-export const ADD_STICKY_LUA = `
-local top = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-local score = top[2] and tonumber(top[2]) or 0
+export const KEEP_LUA = `
+local order = tonumber(redis.call('HGET', KEYS[1], 'kn') or '0')
 for index = 3, #ARGV do
-  score = score + 1
-  redis.call('ZADD', KEYS[1], score, ARGV[index])
+  order = order + 1
+  redis.call('HSET', KEYS[1], '${KEPT_PREFIX}' .. ARGV[index], order)
 end
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -1 - tonumber(ARGV[1]))
+redis.call('HSET', KEYS[1], 'kn', order)
+local fields = redis.call('HGETALL', KEYS[1])
+local kept = {}
+for index = 1, #fields, 2 do
+  if string.sub(fields[index], 1, 2) == '${KEPT_PREFIX}' then
+    table.insert(kept, { fields[index], tonumber(fields[index + 1]) })
+  end
+end
+local cap = tonumber(ARGV[1])
+if #kept > cap then
+  table.sort(kept, function(a, b) return a[2] < b[2] end)
+  for index = 1, #kept - cap do redis.call('HDEL', KEYS[1], kept[index][1]) end
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 0
 `;

@@ -1,8 +1,24 @@
 import { Redis } from "ioredis";
 import type { StoreConfig } from "../config/schema.js";
 import { StoreUnavailableError } from "../errors/store-error.js";
+import {
+  decodeHead,
+  encodeHead,
+  type Head,
+  type LedgerWrite,
+  type SessionLedger,
+} from "../session/ledger.js";
 import { checkPut } from "./entry-size.js";
-import { ADD_STICKY_LUA, GET_OWNED_LUA, ownerField, redisKeys, VALUE_FIELD } from "./redis-keys.js";
+import {
+  GET_OWNED_LUA,
+  HEAD_PREFIX,
+  KEEP_LUA,
+  KEPT_PREFIX,
+  LAST_REQUEST_FIELD,
+  ownerField,
+  redisKeys,
+  VALUE_FIELD,
+} from "./redis-keys.js";
 import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
 export interface RedisStoreOptions {
@@ -14,7 +30,7 @@ type Reply = [error: Error | null, result: unknown];
 /** The Lua commands defined on the client (see redis-keys.ts). */
 interface Scripts {
   cgGetOwned(key: string, owner: string, ttlMs: string): Promise<string | null>;
-  cgAddSticky(key: string, cap: string, ttlMs: string, ...ids: string[]): Promise<number>;
+  cgKeep(key: string, cap: string, ttlMs: string, ...ids: string[]): Promise<number>;
 }
 
 /** How long a successful or failed PING answers readiness before it is asked again. */
@@ -23,13 +39,13 @@ const READY_CACHE_MS = 1_000;
 /**
  * The shared store (§7) on Redis through ioredis, with the memory store's semantics across
  * replicas. Every call is one round trip: a put is one MULTI/EXEC of all its entries and its
- * sticky ids, so it is acknowledged whole or not at all. Commands fail fast while Redis is
+ * ledger write, so it is acknowledged whole or not at all. Commands fail fast while Redis is
  * unreachable (no offline queue) and the client reconnects with capped backoff; readiness
  * follows the connection.
  */
 export class RedisStore implements Store {
   readonly backend = "redis";
-  readonly persists = true;
+  readonly persists: boolean;
   /** The underlying client, for diagnostics. */
   readonly redis: Redis;
   readonly #config: StoreConfig;
@@ -39,6 +55,7 @@ export class RedisStore implements Store {
 
   constructor(config: StoreConfig, options: RedisStoreOptions = {}) {
     this.#config = config;
+    this.persists = config.enabled;
     this.#keys = redisKeys(config.redis.key_prefix);
     this.#ttlMs = config.ttl_seconds * 1000;
     this.redis = new Redis(config.redis.url, {
@@ -50,7 +67,7 @@ export class RedisStore implements Store {
       retryStrategy: (times) => Math.min(100 * 2 ** (times - 1), 2_000),
     });
     this.redis.defineCommand("cgGetOwned", { numberOfKeys: 1, lua: GET_OWNED_LUA });
-    this.redis.defineCommand("cgAddSticky", { numberOfKeys: 1, lua: ADD_STICKY_LUA });
+    this.redis.defineCommand("cgKeep", { numberOfKeys: 1, lua: KEEP_LUA });
     this.redis.on("error", (error: Error) => options.onError?.(error));
     const forget = () => {
       this.#checked = undefined;
@@ -60,21 +77,17 @@ export class RedisStore implements Store {
   }
 
   async put(session: string, entries: readonly StashEntry[], options?: PutOptions): Promise<void> {
-    checkPut(entries, { maxEntryBytes: this.#config.max_entry_bytes });
-    const sticky = this.#newestSticky(options?.sticky ?? []);
-    if (entries.length === 0 && sticky.length === 0) return;
+    const stashed = this.persists ? entries : [];
+    checkPut(stashed, { maxEntryBytes: this.#config.max_entry_bytes });
+    const ledger = options?.ledger;
+    if (stashed.length === 0 && ledger === undefined) return;
     const transaction = this.redis.multi();
-    for (const { key, value } of entries) {
+    for (const { key, value } of stashed) {
       const entryKey = this.#keys.entry(key);
       transaction.hset(entryKey, VALUE_FIELD, value, ownerField(session), "1");
       transaction.pexpire(entryKey, this.#ttlMs);
     }
-    if (sticky.length > 0) {
-      // The sticky ids ride in the same MULTI/EXEC: one round trip for the whole request. EVAL
-      // with the script text (Redis caches it compiled) rather than EVALSHA: inside a
-      // transaction a NOSCRIPT after SCRIPT FLUSH or a failover could not be retried.
-      transaction.eval(ADD_STICKY_LUA, 1, ...this.#addStickyArgs(session, sticky));
-    }
+    if (ledger) this.#writeLedger(transaction, session, ledger);
     await this.#exec("put", transaction.exec());
   }
 
@@ -84,28 +97,32 @@ export class RedisStore implements Store {
     return (await this.#call("get", pending)) ?? undefined;
   }
 
-  async sticky(session: string): Promise<ReadonlySet<string>> {
-    const key = this.#keys.sticky(session);
-    const transaction = this.redis.multi().zrange(key, "0", "-1").pexpire(key, this.#ttlMs);
-    const [members] = await this.#exec("sticky", transaction.exec());
-    return new Set(Array.isArray(members) ? members.map(String) : []);
+  async ledger(session: string): Promise<SessionLedger> {
+    const key = this.#keys.ledger(session);
+    const transaction = this.redis.multi().hgetall(key).pexpire(key, this.#ttlMs);
+    const [fields] = await this.#exec("ledger", transaction.exec());
+    return readLedger(fields);
   }
 
-  async addSticky(session: string, ids: readonly string[]): Promise<void> {
-    const newest = this.#newestSticky(ids);
-    if (newest.length === 0) return;
-    const args = this.#addStickyArgs(session, newest);
-    await this.#call("addSticky", this.#scripts.cgAddSticky(...args));
+  async keep(session: string, ids: readonly string[]): Promise<void> {
+    const fresh = [...new Set(ids)].slice(-this.#config.max_kept_ids);
+    if (fresh.length === 0) return;
+    const key = this.#keys.ledger(session);
+    const cap = String(this.#config.max_kept_ids);
+    await this.#call("keep", this.#scripts.cgKeep(key, cap, String(this.#ttlMs), ...fresh));
   }
 
-  /** The ids that survive the cap, oldest first, each once. */
-  #newestSticky(ids: readonly string[]): string[] {
-    return [...new Set(ids)].slice(-this.#config.max_sticky_ids);
-  }
-
-  #addStickyArgs(session: string, ids: readonly string[]): Parameters<Scripts["cgAddSticky"]> {
-    const cap = String(this.#config.max_sticky_ids);
-    return [this.#keys.sticky(session), cap, String(this.#ttlMs), ...ids];
+  #writeLedger(transaction: ReturnType<Redis["multi"]>, session: string, write: LedgerWrite): void {
+    const key = this.#keys.ledger(session);
+    const fields = [LAST_REQUEST_FIELD, String(write.at)];
+    if (write.chain !== undefined && write.head !== undefined) {
+      fields.push(`${HEAD_PREFIX}${write.chain}`, encodeHead(write.head));
+    }
+    transaction.hset(key, ...fields);
+    if (write.evict.length > 0) {
+      transaction.hdel(key, ...write.evict.map((chain) => `${HEAD_PREFIX}${chain}`));
+    }
+    transaction.pexpire(key, this.#ttlMs);
   }
 
   get #scripts(): Scripts {
@@ -165,4 +182,27 @@ export class RedisStore implements Store {
     if (failed) throw new StoreUnavailableError(operation, { cause: failed[0] });
     return replies.map(([, result]) => result);
   }
+}
+
+/** The ledger a HGETALL reply holds; records that do not decode are left out. */
+function readLedger(fields: unknown): SessionLedger {
+  const heads = new Map<string, Head>();
+  const kept: [string, number][] = [];
+  let lastRequestAt: number | undefined;
+  if (typeof fields === "object" && fields !== null) {
+    for (const [field, value] of Object.entries(fields as Record<string, unknown>)) {
+      if (typeof value !== "string") continue;
+      if (field === LAST_REQUEST_FIELD) {
+        const at = Number(value);
+        if (Number.isFinite(at)) lastRequestAt = at;
+      } else if (field.startsWith(HEAD_PREFIX)) {
+        const head = decodeHead(value);
+        if (head) heads.set(field.slice(HEAD_PREFIX.length), head);
+      } else if (field.startsWith(KEPT_PREFIX)) {
+        kept.push([field.slice(KEPT_PREFIX.length), Number(value)]);
+      }
+    }
+  }
+  kept.sort((a, b) => a[1] - b[1]);
+  return { lastRequestAt, heads, kept: new Set(kept.map(([id]) => id)) };
 }

@@ -8,7 +8,7 @@ import { ModelPool } from "../../src/model/pool.js";
 import type { ModelCallReport } from "../../src/pipeline/report.js";
 import type { ComponentContext } from "../../src/pipeline/types.js";
 import { createStore } from "../../src/store/create.js";
-import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
+import { fakeContext, idOf, requestChanges, toolOutputs } from "../support/component-context.js";
 import { compactWithModelReply } from "../support/model-failure.js";
 import { type ModelReply, ScriptedModel } from "../support/scripted-model.js";
 
@@ -61,7 +61,9 @@ describe("extract_llm", () => {
   ])("keeps exactly the named lines in %s mode", async (mode, expected) => {
     model.reply({ text: '{"ranges":[[3,4],[10,10]]}', usage: { input: 900, output: 12 } });
     const { component, context, calls, options } = run([OUTPUT], { mode });
-    expect(await component.reduce(options, context)).toEqual([{ index: 0, text: expected }]);
+    expect(await requestChanges(component, options, context)).toEqual([
+      { index: 0, text: expected },
+    ]);
     expect([...context.stashed.values()]).toEqual(mode === "full" ? [OUTPUT] : []);
     expect(calls).toEqual([
       expect.objectContaining({
@@ -81,7 +83,7 @@ describe("extract_llm", () => {
   it("tolerates a fenced answer and bare line numbers", async () => {
     model.reply({ text: 'Here you go:\n```json\n{"ranges": [3, [9, 10]]}\n```' });
     const { component, context, options } = run([OUTPUT], { mode: "off" });
-    expect(await component.reduce(options, context)).toEqual([
+    expect(await requestChanges(component, options, context)).toEqual([
       { index: 0, text: [LINES[2], LINES[8], LINES[9]].join("\n") },
     ]);
   });
@@ -112,7 +114,7 @@ describe("extract_llm", () => {
   ])("refuses an answer that %s and leaves the output verbatim", async (_, text, reason) => {
     model.reply({ text });
     const { component, context, calls, options } = run([OUTPUT]);
-    expect(await component.reduce(options, context)).toEqual([]);
+    expect(await requestChanges(component, options, context)).toEqual([]);
     expect(context.stashed.size).toBe(0);
     expect(calls).toEqual([expect.objectContaining({ outcome: "rejected", reason })]);
   });
@@ -134,7 +136,7 @@ describe("extract_llm", () => {
       const { component, context, calls, options } = run([OUTPUT], {
         model: { base_url: own.openaiUrl, ...settings },
       });
-      expect(await component.reduce(options, context)).toEqual([]);
+      expect(await requestChanges(component, options, context)).toEqual([]);
       expect(calls).toEqual([expect.objectContaining({ outcome: "failed", reason })]);
     } finally {
       await own.close();
@@ -144,20 +146,24 @@ describe("extract_llm", () => {
   it("asks again after a failure, and only once per goal and output after an answer", async () => {
     model.reply({ status: 503 }, { text: '{"ranges":[[10,10]]}' }, { text: '{"ranges":[[1,1]]}' });
     const { component, context, options } = run([OUTPUT], { mode: "off" });
-    expect(await component.reduce(options, context)).toEqual([]);
-    expect(await component.reduce(options, context)).toEqual([{ index: 0, text: LINES[9] }]);
-    expect(await component.reduce(options, context)).toEqual([{ index: 0, text: LINES[9] }]);
+    expect(await requestChanges(component, options, context)).toEqual([]);
+    expect(await requestChanges(component, options, context)).toEqual([
+      { index: 0, text: LINES[9] },
+    ]);
+    expect(await requestChanges(component, options, context)).toEqual([
+      { index: 0, text: LINES[9] },
+    ]);
     expect(model.requests).toHaveLength(2);
     const other = { ...context, goal: "Which modules pass?" };
-    expect(await component.reduce(options, other)).toEqual([{ index: 0, text: LINES[0] }]);
+    expect(await requestChanges(component, options, other)).toEqual([{ index: 0, text: LINES[0] }]);
     expect(model.requests).toHaveLength(3);
   });
 
   it("remembers a refused answer instead of asking again", async () => {
     model.reply({ text: '{"ranges":[[50,60]]}' });
     const { component, context, options } = run([OUTPUT]);
-    expect(await component.reduce(options, context)).toEqual([]);
-    expect(await component.reduce(options, context)).toEqual([]);
+    expect(await requestChanges(component, options, context)).toEqual([]);
+    expect(await requestChanges(component, options, context)).toEqual([]);
     expect(model.requests).toHaveLength(1);
   });
 
@@ -167,20 +173,20 @@ describe("extract_llm", () => {
     ["a request without a goal", [OUTPUT], { goal: "" }],
   ])("does not ask about %s", async (_, texts, settings) => {
     const { component, context, options } = run(texts, settings);
-    expect(await component.reduce(options, context)).toEqual([]);
+    expect(await requestChanges(component, options, context)).toEqual([]);
     expect(model.requests).toHaveLength(0);
   });
 
   it("makes no change when the model keeps every line", async () => {
     model.reply({ text: '{"ranges":[[1,40]]}' });
     const { component, context, options } = run([OUTPUT]);
-    expect(await component.reduce(options, context)).toEqual([]);
+    expect(await requestChanges(component, options, context)).toEqual([]);
   });
 
   it("reports a missing model once and changes nothing", async () => {
     const { component, context, calls } = run([OUTPUT, OUTPUT]);
     const unconfigured = componentsSchema.parse({ extract_llm: { min_tokens: 50 } }).extract_llm;
-    expect(await component.reduce(unconfigured, context)).toEqual([]);
+    expect(await requestChanges(component, unconfigured, context)).toEqual([]);
     expect(calls).toEqual([
       {
         model: "",
@@ -200,7 +206,7 @@ describe("extract_llm", () => {
         : { text: '{"ranges":[[50,50]]}' },
     );
     const { component, context, options } = run([OUTPUT, "small", second], { mode: "off" });
-    expect(await component.reduce(options, context)).toEqual([
+    expect(await requestChanges(component, options, context)).toEqual([
       { index: 2, text: second.split("\n")[1] },
     ]);
     expect(model.requests).toHaveLength(2);
@@ -218,6 +224,8 @@ describe("extract_llm through POST /compact", () => {
       },
       { role: "tool", tool_call_id: "c1", content: OUTPUT },
     ],
+    // The model can call tools, so a full marker is one it can expand (§8.1).
+    tools: [{ type: "function", function: { name: "Bash", parameters: { type: "object" } } }],
   });
 
   it.each<[string, ModelReply]>([

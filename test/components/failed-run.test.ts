@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { failedRun } from "../../src/components/failed-run.js";
 import { detectRun } from "../../src/components/test-runs.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
-import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
+import { fakeContext, idOf, requestChanges, toolOutputs } from "../support/component-context.js";
 import { corpusDir, hasCorpus, warnWithoutCorpus } from "../support/corpus.js";
 
 const defaults = componentsSchema.parse({}).failed_run;
@@ -22,11 +22,13 @@ describe("failed_run", () => {
     ["full", `[superseded by a later run] <<cg:${idOf(failing)}>>`],
     ["summary", "[superseded by a later run] \u27eacg\u27eb"],
     ["off", "[superseded by a later run]"],
-  ])("supersedes an earlier failed run in %s mode", (mode, expected) => {
+  ])("supersedes an earlier failed run in %s mode", async (mode, expected) => {
     const context = fakeContext(toolOutputs([pytest(failing), "edited", pytest(passing)]), {
       mode,
     });
-    expect(failedRun.reduce(defaults, context)).toEqual([{ index: 0, text: expected }]);
+    expect(await requestChanges(failedRun, defaults, context)).toEqual([
+      { index: 0, text: expected },
+    ]);
     if (mode === "full") expect(context.stashed.get(idOf(failing))).toBe(failing);
   });
 
@@ -52,33 +54,45 @@ describe("failed_run", () => {
     ],
     ["runs recognised by shape only", [failing, passing], [0]],
     ["no outputs", [], []],
-  ])("keeps %s", (_, items, indexes) => {
-    const changes = failedRun.reduce(noMinimum, fakeContext(toolOutputs(items), { mode: "off" }));
+  ])("keeps %s", async (_, items, indexes) => {
+    const changes = await requestChanges(
+      failedRun,
+      noMinimum,
+      fakeContext(toolOutputs(items), { mode: "off" }),
+    );
     expect(changes.map((change) => change.index)).toEqual(indexes);
   });
 
-  it("counts is_error as a failure", () => {
+  it("counts is_error as a failure", async () => {
     const items = [{ ...make("Error 2"), isError: true }, make("built")];
-    const changes = failedRun.reduce(noMinimum, fakeContext(toolOutputs(items), { mode: "off" }));
+    const changes = await requestChanges(
+      failedRun,
+      noMinimum,
+      fakeContext(toolOutputs(items), { mode: "off" }),
+    );
     expect(changes).toEqual([{ index: 0, text: "[superseded by a later run]" }]);
   });
 
-  it("skips outputs that already carry a marker", () => {
+  it("skips outputs that already carry a marker", async () => {
     const items = [pytest(`${failing}\n<<cg:0123456789abcdef>>`), pytest(failingAgain)];
-    expect(failedRun.reduce(noMinimum, fakeContext(toolOutputs(items)))).toEqual([]);
+    expect(await requestChanges(failedRun, noMinimum, fakeContext(toolOutputs(items)))).toEqual([]);
   });
 
-  it("respects min_tokens", () => {
+  it("respects min_tokens", async () => {
     const small = "1 failed, 1 passed in 0.1s";
     const items = [pytest(small), pytest(failing), pytest(passing)];
-    const changes = failedRun.reduce(defaults, fakeContext(toolOutputs(items), { mode: "off" }));
+    const changes = await requestChanges(
+      failedRun,
+      defaults,
+      fakeContext(toolOutputs(items), { mode: "off" }),
+    );
     expect(changes.map((change) => change.index)).toEqual([1]);
   });
 });
 
 warnWithoutCorpus("failed_run corpus test");
 describe.skipIf(!hasCorpus)("test runs in the reference shell commands", () => {
-  it("recognises the real test runs and nothing else", () => {
+  it("recognises the real test runs and nothing else", async () => {
     const file = resolve(corpusDir, "reference/search_output.json");
     const commands = JSON.parse(readFileSync(file, "utf8")) as { cmd: string; out: string }[];
     const runs = commands.flatMap(({ cmd, out }) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mask } from "../../src/components/mask.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
-import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
+import { fakeContext, idOf, requestChanges, toolOutputs } from "../support/component-context.js";
 import { agentToolTexts, hasCorpus, warnWithoutCorpus } from "../support/corpus.js";
 
 const defaults = componentsSchema.parse({}).mask;
@@ -18,9 +18,9 @@ describe("mask", () => {
     ],
     ["summary", () => "[older tool output masked] \u27eacg\u27eb"],
     ["off", () => "[older tool output masked]"],
-  ])("masks all but the newest keep_recent in %s mode", (mode, expected) => {
+  ])("masks all but the newest keep_recent in %s mode", async (mode, expected) => {
     const context = fakeContext(toolOutputs(texts), { mode });
-    const changes = mask.reduce(defaults, context);
+    const changes = await requestChanges(mask, defaults, context);
     expect(changes).toEqual([
       { index: 0, text: expected(texts[0]!) },
       { index: 1, text: expected(texts[1]!) },
@@ -30,8 +30,12 @@ describe("mask", () => {
     }
   });
 
-  it("uses the exact example text of the specification", () => {
-    const changes = mask.reduce(defaults, fakeContext(toolOutputs([long("x"), "", "", ""])));
+  it("uses the exact example text of the specification", async () => {
+    const changes = await requestChanges(
+      mask,
+      defaults,
+      fakeContext(toolOutputs([long("x"), "", "", ""])),
+    );
     expect(changes).toEqual([
       {
         index: 0,
@@ -49,55 +53,55 @@ describe("mask", () => {
     [5, [0]],
     [6, []],
     [10, []],
-  ])("with keep_recent %i masks %j", (keepRecent, indexes) => {
-    const changes = mask.reduce(
+  ])("with keep_recent %i masks %j", async (keepRecent, indexes) => {
+    const changes = await requestChanges(
+      mask,
       { ...defaults, keep_recent: keepRecent },
       fakeContext(toolOutputs(texts), { mode: "off" }),
     );
     expect(changes.map((change) => change.index)).toEqual(indexes);
   });
 
-  it("keeps masking an output it masked before, even when it is recent", () => {
-    const context = fakeContext(toolOutputs(texts), { mode: "off", reduced: new Set([texts[4]!]) });
-    const changes = mask.reduce(defaults, context);
-    expect(changes.map((change) => change.index)).toEqual([0, 1, 4]);
-  });
-
-  it("skips outputs that already carry a marker", () => {
-    const marked = `${long("m")} <<cg:0123456789abcdef>>`;
-    const summarised = `${long("s")} \u27eacg\u27eb`;
-    const changes = mask.reduce(
-      defaults,
-      fakeContext(toolOutputs([marked, summarised, long("z"), "", "", ""]), { mode: "off" }),
-    );
+  it("leaves outputs the pipeline does not let it change", async () => {
+    const outputs = toolOutputs([long("m"), long("s"), long("z"), "", "", ""]);
+    const context = fakeContext(outputs, { mode: "off", fixed: new Set([0, 1]) });
+    const changes = await requestChanges(mask, defaults, context);
     expect(changes.map((change) => change.index)).toEqual([2]);
   });
 
-  it("respects min_tokens and handles no outputs", () => {
-    const tiny = toolOutputs(["one", "two", "three", "four", "five"]);
-    expect(mask.reduce(defaults, fakeContext(tiny))).toEqual([]);
-    expect(mask.reduce({ ...defaults, min_tokens: 0 }, fakeContext(tiny, { mode: "off" }))).toEqual(
-      [
-        { index: 0, text: "[older tool output masked]" },
-        { index: 1, text: "[older tool output masked]" },
-      ],
-    );
-    expect(mask.reduce(defaults, fakeContext([]))).toEqual([]);
+  it("declares that it reaches back (§4a)", () => {
+    expect(mask.reachesBack).toBe(true);
   });
 
-  it("is deterministic", () => {
-    const first = mask.reduce(defaults, fakeContext(toolOutputs(texts)));
-    expect(mask.reduce(defaults, fakeContext(toolOutputs(texts)))).toEqual(first);
+  it("respects min_tokens and handles no outputs", async () => {
+    const tiny = toolOutputs(["one", "two", "three", "four", "five"]);
+    expect(await requestChanges(mask, defaults, fakeContext(tiny))).toEqual([]);
+    expect(
+      await requestChanges(
+        mask,
+        { ...defaults, min_tokens: 0 },
+        fakeContext(tiny, { mode: "off" }),
+      ),
+    ).toEqual([
+      { index: 0, text: "[older tool output masked]" },
+      { index: 1, text: "[older tool output masked]" },
+    ]);
+    expect(await requestChanges(mask, defaults, fakeContext([]))).toEqual([]);
+  });
+
+  it("is deterministic", async () => {
+    const first = await requestChanges(mask, defaults, fakeContext(toolOutputs(texts)));
+    expect(await requestChanges(mask, defaults, fakeContext(toolOutputs(texts)))).toEqual(first);
   });
 });
 
 warnWithoutCorpus("mask corpus test");
 describe.skipIf(!hasCorpus)("mask on agent corpus requests", () => {
-  it("masks only old, large outputs, and stashes each original under its marker", () => {
+  it("masks only old, large outputs, and stashes each original under its marker", async () => {
     let masked = 0;
     for (const [file, texts] of agentToolTexts()) {
       const context = fakeContext(toolOutputs(texts));
-      const changes = mask.reduce(defaults, context);
+      const changes = await requestChanges(mask, defaults, context);
       for (const change of changes) {
         expect(change.index, file).toBeLessThan(texts.length - defaults.keep_recent);
         const original = texts[change.index]!;

@@ -5,6 +5,7 @@ import { chooseCut } from "../../src/components/summarize/cut.js";
 import { createSummarize } from "../../src/components/summarize.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { ConfigInput, MarkerMode } from "../../src/config/schema.js";
+import { OPENAI_EXPAND_TOOL } from "../../src/expand/tool.js";
 import { ModelPool } from "../../src/model/pool.js";
 import type { Registry } from "../../src/pipeline/run.js";
 import type { MessageView } from "../../src/pipeline/types.js";
@@ -26,6 +27,12 @@ const log = (label: string) =>
   );
 
 type Message = Record<string, unknown>;
+
+/** The agent's own tool, so the model can call tools and full markers can be expanded (§8.1). */
+const TOOLS = [{ type: "function", function: { name: "Bash", parameters: { type: "object" } } }];
+const ANTHROPIC_TOOLS = [{ name: "Bash", input_schema: { type: "object" } }];
+/** Summaries reach back: they are made on a request whose head may be re-decided (§4a). */
+const COLD = { cache: "cold" } as const;
 
 const call = (id: string, command: string) => ({
   id,
@@ -115,7 +122,6 @@ function setup(
   const config = parseConfig({
     pipeline: ["summarize"],
     marker_mode: settings.mode ?? "full",
-    inject_expand: "never",
     store: { enabled: settings.store ?? true },
     components: {
       summarize: {
@@ -149,8 +155,8 @@ describe("summarize through the compactor", () => {
       model.reply({ text: `  ${SUMMARY}\n` });
       const { compactor, store: kept } = setup({ mode, store });
       const messages = openaiMessages();
-      const body = JSON.stringify({ model: "gpt-x", messages });
-      const result = await compactor.compact(body);
+      const body = JSON.stringify({ model: "gpt-x", messages, tools: TOOLS });
+      const result = await compactor.compact(body, COLD);
       // keep_last 3 puts the naive cut on tool result c5: the cut moves back to its assistant call.
       const span = raw(messages, 2, 8);
       const summary = {
@@ -161,6 +167,7 @@ describe("summarize through the compactor", () => {
         JSON.stringify({
           model: "gpt-x",
           messages: [...messages.slice(0, 2), summary, ...messages.slice(8)],
+          tools: mode === "full" && store ? [...TOOLS, OPENAI_EXPAND_TOOL] : TOOLS,
         }),
       );
       const entry = result.report?.components[0];
@@ -189,7 +196,7 @@ describe("summarize through the compactor", () => {
 
   it("sends the rendered middle to the model", async () => {
     model.reply({ text: SUMMARY });
-    await setup().compactor.compact(JSON.stringify({ messages: openaiMessages() }));
+    await setup().compactor.compact(JSON.stringify({ messages: openaiMessages() }), COLD);
     const [request] = model.requests;
     expect(request?.model).toBe("cheap-1");
     expect(request?.prompt).toContain(
@@ -204,8 +211,12 @@ describe("summarize through the compactor", () => {
     model.reply({ text: SUMMARY });
     const { compactor, store } = setup({ keepLast: 3 });
     const messages = anthropicMessages();
-    const body = JSON.stringify({ model: "claude-x", max_tokens: 1024, messages }, null, 2);
-    const result = await compactor.compact(body, { provider: "anthropic" });
+    const body = JSON.stringify(
+      { model: "claude-x", max_tokens: 1024, messages, tools: ANTHROPIC_TOOLS },
+      null,
+      2,
+    );
+    const result = await compactor.compact(body, { provider: "anthropic", ...COLD });
     const parsed = JSON.parse(result.text) as { messages: Message[] };
     // keep_last 3 puts the naive cut on the parallel results (message 8): it moves to message 7.
     expect(parsed.messages.map((item) => item.role)).toEqual([
@@ -242,8 +253,8 @@ describe("summarize through the compactor", () => {
     try {
       own.script(() => reply);
       const { compactor } = setup({ model: { base_url: own.openaiUrl, ...settings } });
-      const body = JSON.stringify({ messages: openaiMessages() });
-      const result = await compactor.compact(body);
+      const body = JSON.stringify({ messages: openaiMessages(), tools: TOOLS });
+      const result = await compactor.compact(body, COLD);
       expect(result.text).toBe(body);
       expect(result.changed).toBe(false);
       expect(result.report?.components[0]?.modelCalls).toEqual([
@@ -258,7 +269,7 @@ describe("summarize through the compactor", () => {
     model.reply({ text: "word ".repeat(2000) });
     const { compactor } = setup();
     const body = JSON.stringify({ messages: openaiMessages() });
-    const result = await compactor.compact(body);
+    const result = await compactor.compact(body, COLD);
     expect(result.text).toBe(body);
     expect(result.report?.components[0]?.dropped).toBe(1);
   });
@@ -266,7 +277,7 @@ describe("summarize through the compactor", () => {
   it("does nothing without a model", async () => {
     const { compactor } = setup({ model: { base_url: undefined } });
     const body = JSON.stringify({ messages: openaiMessages() });
-    const result = await compactor.compact(body);
+    const result = await compactor.compact(body, COLD);
     expect(result.text).toBe(body);
     expect(result.report?.components[0]?.modelCalls).toEqual([
       expect.objectContaining({ outcome: "skipped", reason: "model not configured: base_url" }),
@@ -274,12 +285,12 @@ describe("summarize through the compactor", () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it("reuses the summary on later turns until the new middle outgrows resummarize_tokens", async () => {
+  it("keeps the summary on warm turns and summarizes again on a cold one past resummarize_tokens", async () => {
     model.script((_, index) => ({ text: `${SUMMARY} (${index + 1})` }));
     const { compactor } = setup({ resummarize: 1000 });
     const messages = openaiMessages();
-    const first = await compactor.compact(JSON.stringify({ messages }));
-    const again = await compactor.compact(JSON.stringify({ messages }));
+    const first = await compactor.compact(JSON.stringify({ messages, tools: TOOLS }), COLD);
+    const again = await compactor.compact(JSON.stringify({ messages, tools: TOOLS }));
     expect(again.text).toBe(first.text);
     expect(model.requests).toHaveLength(1);
 
@@ -290,7 +301,7 @@ describe("summarize through the compactor", () => {
       { role: "assistant", content: "Two files." },
       { role: "user", content: "Add the test." },
     ];
-    const later = await compactor.compact(JSON.stringify({ messages: next }));
+    const later = await compactor.compact(JSON.stringify({ messages: next, tools: TOOLS }));
     expect(model.requests).toHaveLength(1);
     const firstSummary = (JSON.parse(first.text) as { messages: Message[] }).messages[2];
     const laterMessages = (JSON.parse(later.text) as { messages: Message[] }).messages;
@@ -308,7 +319,16 @@ describe("summarize through the compactor", () => {
       { role: "assistant", content: "In /src." },
       { role: "user", content: "Continue." },
     ];
-    const resummarized = await compactor.compact(JSON.stringify({ messages: grown }));
+    // Warm: the summary the messages were sent with comes back, however much came after it.
+    const warm = await compactor.compact(JSON.stringify({ messages: grown, tools: TOOLS }));
+    expect(model.requests).toHaveLength(1);
+    const warmMessages = (JSON.parse(warm.text) as { messages: Message[] }).messages;
+    expect(warmMessages[2]).toEqual(firstSummary);
+    // Cold: the head may be re-decided, and the grown middle is summarized again.
+    const resummarized = await compactor.compact(
+      JSON.stringify({ messages: grown, tools: TOOLS }),
+      COLD,
+    );
     expect(model.requests).toHaveLength(2);
     const grownMessages = (JSON.parse(resummarized.text) as { messages: Message[] }).messages;
     expect(grownMessages[2]?.content).toMatch(
@@ -364,6 +384,7 @@ describe("summarize through POST /compact", () => {
         "content-type": "application/json",
         authorization: "Bearer sk-client",
         cookie: "a=b",
+        "x-context-guru-cache": "cold",
       },
     });
     expect(response.status).toBe(200);

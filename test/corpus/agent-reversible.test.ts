@@ -15,7 +15,8 @@ describe.skipIf(!hasSharedCorpus)("agent corpus, reversible mode (agent preset)"
     async (_, entry) => {
       const session = `corpus-${entry.session}-${entry.provider}`;
       const response = await postCompact(app, entry.body, {
-        headers: { "x-context-guru-session": session },
+        // A one-off body decided whole: its head may be re-decided (§4a).
+        headers: { "x-context-guru-session": session, "x-context-guru-cache": "cold" },
       });
       const out = await response.text();
       const foreign = new Set(markerIds(entry.body));
@@ -55,7 +56,8 @@ describe.skipIf(!hasSharedCorpus)("agent corpus, clean mode", () => {
   it.each(bodies.map((entry) => [entry.file, entry] as const))(
     "%s: no marker, no sentinel, no tool",
     async (_, entry) => {
-      const out = await (await postCompact(app, entry.body)).text();
+      const cold = { headers: { "x-context-guru-cache": "cold" } };
+      const out = await (await postCompact(app, entry.body, cold)).text();
       expect(markerIds(out)).toEqual(markerIds(entry.body));
       expect(out).not.toContain("\u27eacg\u27eb");
       expect(out.includes('"name":"context_guru_expand"')).toBe(false);

@@ -60,7 +60,8 @@ describe.skipIf(!hasSharedCorpus)("reference corpus", () => {
         ...CLEAN,
         components: { mask: { keep_recent: 1, min_tokens: 10 } },
       });
-      const out = await (await postCompact(app, body, { query })).text();
+      const cold = { "x-context-guru-cache": "cold" };
+      const out = await (await postCompact(app, body, { query, headers: cold })).text();
       expect(out).not.toBe(body);
       const before = scanBody(body);
       const after = scanBody(out);

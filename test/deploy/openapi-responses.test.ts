@@ -121,7 +121,10 @@ describe.each(transports)("real responses validate against openapi.yaml (%s)", (
     const lifecycle = new Lifecycle();
     draining = await connect(buildApp({}, lifecycle));
     lifecycle.beginDrain();
-    const response = await open("/compact", json(openaiBody(outputs)));
+    const response = await open(
+      "/compact",
+      json(openaiBody(outputs), { "x-context-guru-cache": "cold" }),
+    );
     compacted = await response.text();
   });
 

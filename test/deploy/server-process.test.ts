@@ -74,6 +74,7 @@ describe("server process", () => {
         authorization: `Bearer ${secret}`,
         "x-api-key": secret,
         "x-context-guru-session": "process-suite",
+        "x-context-guru-cache": "cold",
       },
     });
     const compacted = await compact.text();

@@ -1,109 +1,106 @@
 import { describe, expect, it } from "vitest";
-import { forcesToolChoice, type InjectOptions, injectExpandTool } from "../../src/expand/inject.js";
+import { expandAbility, forcesToolChoice, injectExpandTool } from "../../src/expand/inject.js";
 import { expandToolJson } from "../../src/expand/tool.js";
+import { scanTopLevel } from "../../src/wire/json-scan.js";
+import type { Provider } from "../../src/wire/types.js";
 
 const OPENAI = expandToolJson("openai");
 const ANTHROPIC = expandToolJson("anthropic");
 const BASH = '{"type":"function","function":{"name":"bash"}}';
-const MARKED = '[{"role":"tool","content":"[masked] <<cg:abcdef0123456789>>"}]';
-const ESCAPED = '[{"role":"tool","content":"\\u003c\\u003Ccg:abcdef0123456789\\u003e\\u003E"}]';
 const PLAIN = '[{"role":"user","content":"hi"}]';
 
-const auto: InjectOptions = { provider: "openai", mode: "auto", persists: true };
-const always: InjectOptions = { ...auto, mode: "always" };
+function inject(text: string, provider: Provider = "openai"): string {
+  const scan = scanTopLevel(text);
+  if (!scan) throw new Error("not an object");
+  return injectExpandTool(text, provider, scan.members, scan.close);
+}
 
 describe("injectExpandTool", () => {
-  it.each([
+  it.each<[string, string, Provider, string]>([
     [
-      "auto: tools declared and a marker in messages",
-      `{"messages":${MARKED},"tools":[${BASH}]}`,
-      auto,
-      `{"messages":${MARKED},"tools":[${BASH},${OPENAI}]}`,
+      "after the last declared tool",
+      `{"messages":${PLAIN},"tools":[${BASH}]}`,
+      "openai",
+      `{"messages":${PLAIN},"tools":[${BASH},${OPENAI}]}`,
     ],
     [
-      "auto: whitespace and formatting around the tools array stay",
-      `{\n  "tools": [ ${BASH} ],\n  "messages": ${MARKED}\n}`,
-      auto,
-      `{\n  "tools": [ ${BASH} ,${OPENAI}],\n  "messages": ${MARKED}\n}`,
+      "whitespace and formatting around the tools array stay",
+      `{\n  "tools": [ ${BASH} ],\n  "messages": ${PLAIN}\n}`,
+      "openai",
+      `{\n  "tools": [ ${BASH} ,${OPENAI}],\n  "messages": ${PLAIN}\n}`,
     ],
     [
-      "auto: escaped marker in messages",
-      `{"messages":${ESCAPED},"tools":[${BASH}]}`,
-      auto,
-      `{"messages":${ESCAPED},"tools":[${BASH},${OPENAI}]}`,
+      "the Anthropic shape",
+      `{"system":"s","messages":${PLAIN},"tools":[{"name":"Read"}]}`,
+      "anthropic",
+      `{"system":"s","messages":${PLAIN},"tools":[{"name":"Read"},${ANTHROPIC}]}`,
     ],
     [
-      "auto: marker in an Anthropic system value",
-      `{"system":"see <<cg:abc>>","messages":${PLAIN},"tools":[{"name":"Read"}]}`,
-      { ...auto, provider: "anthropic" } as InjectOptions,
-      `{"system":"see <<cg:abc>>","messages":${PLAIN},"tools":[{"name":"Read"},${ANTHROPIC}]}`,
-    ],
-    [
-      "auto: tool_choice auto object",
-      `{"messages":${MARKED},"tools":[${BASH}],"tool_choice":{"type":"auto"}}`,
-      auto,
-      `{"messages":${MARKED},"tools":[${BASH},${OPENAI}],"tool_choice":{"type":"auto"}}`,
-    ],
-    [
-      "always: empty tools array",
+      "an empty tools array",
       `{"messages":${PLAIN},"tools":[ ]}`,
-      always,
+      "openai",
       `{"messages":${PLAIN},"tools":[ ${OPENAI}]}`,
     ],
     [
-      "always: no tools member",
+      "no tools member",
       `{"model":"m","messages":${PLAIN}\n}`,
-      always,
+      "openai",
       `{"model":"m","messages":${PLAIN}\n,"tools":[${OPENAI}]}`,
     ],
-    ["always: empty object", "{}", always, `{"tools":[${OPENAI}]}`],
-  ])("%s", (_, input, options, output) => {
-    const injected = injectExpandTool(input, options);
+    ["an empty object", "{}", "openai", `{"tools":[${OPENAI}]}`],
+  ])("adds the tool: %s", (_, input, provider, output) => {
+    const injected = inject(input, provider);
     expect(injected).toBe(output);
     expect(() => JSON.parse(injected)).not.toThrow();
-    expect(injectExpandTool(injected, options)).toBe(injected);
   });
+});
 
+describe("expandAbility", () => {
+  const bash = [{ type: "function", function: { name: "bash" } }];
   it.each([
-    ["never", `{"messages":${MARKED},"tools":[${BASH}]}`, { ...auto, mode: "never" }],
+    ["auto with tools", "auto", true, bash, undefined, { able: true, declared: false }],
     [
-      "store does not persist",
-      `{"messages":${MARKED},"tools":[${BASH}]}`,
-      { ...always, persists: false },
+      "auto, tool_choice auto object",
+      "auto",
+      true,
+      bash,
+      { type: "auto" },
+      { able: true, declared: false },
     ],
-    ["auto without tools", `{"messages":${MARKED}}`, auto],
-    ["auto with an empty tools array", `{"messages":${MARKED},"tools":[]}`, auto],
-    ["auto without a marker", `{"messages":${PLAIN},"tools":[${BASH}]}`, auto],
+    ["always without tools", "always", true, undefined, undefined, { able: true, declared: false }],
+    ["always with an empty array", "always", true, [], undefined, { able: true, declared: false }],
     [
-      "auto: a marker only inside tools",
-      `{"messages":${PLAIN},"tools":[{"name":"x","description":"<<cg:HASH>>"}]}`,
-      auto,
+      "the request declares the tool itself",
+      "auto",
+      true,
+      [...bash, { name: "context_guru_expand" }],
+      undefined,
+      { able: true, declared: true },
     ],
+    ["no store", "always", false, bash, undefined, { able: false, reason: "no_store" }],
+    ["injection never", "never", true, bash, undefined, { able: false, reason: "inject_never" }],
+    ["auto without tools", "auto", true, undefined, undefined, { able: false, reason: "no_tools" }],
+    ["auto with an empty array", "auto", true, [], undefined, { able: false, reason: "no_tools" }],
+    ["tools is not an array", "always", true, null, undefined, { able: false, reason: "no_tools" }],
     [
-      "forced tool_choice required",
-      `{"messages":${MARKED},"tools":[${BASH}],"tool_choice":"required"}`,
-      always,
+      "tool_choice required",
+      "always",
+      true,
+      bash,
+      "required",
+      { able: false, reason: "tool_choice" },
     ],
+    ["tool_choice none", "auto", true, bash, "none", { able: false, reason: "tool_choice" }],
     [
-      "forced tool_choice none",
-      `{"messages":${MARKED},"tools":[${BASH}],"tool_choice":"none"}`,
-      always,
+      "tool_choice forcing a tool",
+      "auto",
+      true,
+      bash,
+      { type: "tool", name: "bash" },
+      { able: false, reason: "tool_choice" },
     ],
-    [
-      "forced tool_choice to a tool",
-      `{"messages":${MARKED},"tools":[${BASH}],"tool_choice":{"type":"tool","name":"bash"}}`,
-      always,
-    ],
-    [
-      "already present",
-      `{"messages":${MARKED},"tools":[${BASH},{"name":"context_guru_expand"}]}`,
-      auto,
-    ],
-    ["tools is not an array", `{"messages":${MARKED},"tools":null}`, always],
-    ["not an object", `[${BASH}]`, always],
-    ["not JSON", "{oops", always],
-  ] as const)("leaves the text unchanged: %s", (_, input, options) => {
-    expect(injectExpandTool(input, options)).toBe(input);
+  ] as const)("%s", (_, mode, persists, tools, toolChoice, expected) => {
+    expect(expandAbility(mode, persists, tools, toolChoice)).toEqual(expected);
   });
 
   it.each([

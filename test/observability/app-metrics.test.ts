@@ -53,13 +53,21 @@ describe("metrics through the app", () => {
     const proxied = await app.request("/v1/chat/completions", {
       method: "POST",
       body: openaiBody(outputs, { model: "m", tools }),
-      headers: { "content-type": "application/json", "x-context-guru-session": "s1" },
+      headers: {
+        "content-type": "application/json",
+        "x-context-guru-session": "s1",
+        "x-context-guru-cache": "cold",
+      },
     });
     const answer = (await proxied.json()) as { choices: Array<{ message: { content: string } }> };
     const compacted = await app.request("/compact", {
       method: "POST",
       body: openaiBody(outputs),
-      headers: { "content-type": "application/json", "x-context-guru-session": "s2" },
+      headers: {
+        "content-type": "application/json",
+        "x-context-guru-session": "s2",
+        "x-context-guru-cache": "cold",
+      },
     });
     await compacted.text();
     const after = await scrape();

@@ -5,6 +5,7 @@ import { httpMetrics } from "../../src/observability/http-metrics.js";
 import { Metrics } from "../../src/observability/metrics.js";
 import type { ComponentReport, RunReport } from "../../src/pipeline/report.js";
 import { metricsRoute } from "../../src/routes/metrics.js";
+import { EMPTY_LEDGER } from "../../src/session/ledger.js";
 import type { Store, StoreStats } from "../../src/store/types.js";
 import { sample } from "./prometheus-text.js";
 
@@ -14,8 +15,8 @@ function fakeStore(stats: () => Promise<StoreStats>): Store {
     persists: true,
     put: async () => {},
     get: async () => undefined,
-    sticky: async () => new Set(),
-    addSticky: async () => {},
+    ledger: async () => EMPTY_LEDGER,
+    keep: async () => {},
     ready: async () => true,
     stats,
     close: async () => {},
@@ -51,6 +52,9 @@ function result(overrides: Partial<CompactResult>): CompactResult {
     tokensBefore: 0,
     tokensAfter: 0,
     markers: 0,
+    markerIds: [],
+    cache: { state: "warm", reason: "recent" },
+    replayed: 0,
     pipelineFallback: false,
     ...overrides,
   };

@@ -30,6 +30,9 @@ const result: CompactResult = {
   tokensBefore: 10,
   tokensAfter: 10,
   markers: 0,
+  markerIds: [],
+  cache: { state: "warm", reason: "recent" },
+  replayed: 0,
   pipelineFallback: false,
   report: {
     components: [

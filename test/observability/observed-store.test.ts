@@ -13,10 +13,10 @@ const failing: Store = {
   get: async () => {
     throw new Error("get failed");
   },
-  sticky: () => {
-    throw new Error("sticky failed synchronously");
+  ledger: () => {
+    throw new Error("ledger failed synchronously");
   },
-  addSticky: async () => {},
+  keep: async () => {},
   ready: async () => false,
   stats: async () => ({ entries: 0, bytes: 0 }),
   close: async () => {},
@@ -29,13 +29,13 @@ describe("observedStore", () => {
     await expect(store.put("s", [{ key: "k", value: "v" }])).rejects.toThrow("put failed");
     await expect(store.put("s", [])).rejects.toThrow("put failed");
     await expect(store.get("s", "k")).rejects.toThrow("get failed");
-    await expect(store.sticky("s")).rejects.toThrow("sticky failed synchronously");
-    await expect(store.addSticky("s", ["a"])).resolves.toBeUndefined();
+    await expect(store.ledger("s")).rejects.toThrow("ledger failed synchronously");
+    await expect(store.keep("s", ["a"])).resolves.toBeUndefined();
     await expect(store.ready()).resolves.toBe(false);
     expect([store.backend, store.persists]).toEqual(["redis", true]);
     const text = await metrics.render();
     expect(
-      ["put", "get", "sticky", "add_sticky", "ready"].map((operation) =>
+      ["put", "get", "ledger", "keep", "ready"].map((operation) =>
         sample(text, "cg_store_errors_total", { operation }),
       ),
     ).toEqual([2, 1, 1, 0, 0]);

@@ -3,7 +3,7 @@ import { components } from "../../src/components/registry.js";
 import { markerIds } from "../../src/expand/markers.js";
 import type { Registry } from "../../src/pipeline/run.js";
 import type { Component } from "../../src/pipeline/types.js";
-import { postCompact, testApp } from "../support/app.js";
+import { COLD, postCompact, testApp } from "../support/app.js";
 import { jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
 
 type Body = { messages: Array<{ content: string | null }> };
@@ -13,6 +13,7 @@ const throwing: Component<"textclean"> = {
   name: "textclean",
   kind: "reformat",
   scope: "output",
+  reachesBack: false,
   reduce() {
     throw new Error("boom");
   },
@@ -21,6 +22,7 @@ const growing: Component<"extract"> = {
   name: "extract",
   kind: "offload",
   scope: "output",
+  reachesBack: false,
   reduce: (output, _options, context) =>
     `${output.text}\n${output.text}\n${context.marker(output.text)}`,
 };
@@ -28,14 +30,17 @@ const keyless: Component<"linecap"> = {
   name: "linecap",
   kind: "offload",
   scope: "request",
-  reduce: (_options, context) =>
-    context.outputs.map((output) => ({ index: output.index, text: "[dropped]" })),
+  reachesBack: false,
+  select: (_options, context) => context.outputs.map((output) => ({ index: output.index })),
+  reduce: () => "[dropped]",
 };
 const rejecting: Component<"dedup"> = {
   name: "dedup",
   kind: "offload",
   scope: "request",
-  reduce: () => Promise.reject(new Error("async boom")),
+  reachesBack: false,
+  select: () => Promise.reject(new Error("async boom")),
+  reduce: () => "",
 };
 
 describe("pipeline guards revert one component and the run goes on", () => {
@@ -59,7 +64,7 @@ describe("pipeline guards revert one component and the run goes on", () => {
   it("the components after a throwing, rejecting, growing and keyless one still run", async () => {
     const { app } = testApp({}, { registry });
     const response = await postCompact(app, body, {
-      headers: { "x-context-guru-pipeline": pipeline },
+      headers: { "x-context-guru-pipeline": pipeline, ...COLD },
     });
     const [, , , first, , second, , third, , fourth, , fifth] = contents(await response.text());
     expect(markerIds(first ?? "")).toHaveLength(1);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Compactor } from "../../src/compactor.js";
 import { mask } from "../../src/components/mask.js";
 import { parseConfig } from "../../src/config/load.js";
+import { OPENAI_EXPAND_TOOL } from "../../src/expand/tool.js";
 import type { Registry } from "../../src/pipeline/run.js";
 import type {
   ComponentContext,
@@ -39,8 +40,11 @@ function body(extra: { marked?: boolean } = {}): string {
     );
   }
   messages.push({ role: "user", content: "Go on." });
-  return JSON.stringify({ messages });
+  return JSON.stringify({ messages, tools: TOOLS });
 }
+
+/** The agent's own tool: the model can call tools, so full markers can be expanded (§8.1). */
+const TOOLS = [{ type: "function", function: { name: "Bash", parameters: { type: "object" } } }];
 
 /** A messages component that proposes `make(view, context)`. */
 function fixed(
@@ -50,6 +54,7 @@ function fixed(
     name: "summarize",
     kind: "offload",
     scope: "messages",
+    reachesBack: true,
     reduce: (_options, context, view) => make(view, context),
   };
 }
@@ -57,12 +62,12 @@ function fixed(
 async function compact(registry: Registry, text: string, pipeline = ["summarize"]) {
   const config = parseConfig({
     pipeline,
-    inject_expand: "never",
     components: { mask: { keep_recent: 0 } },
   });
   const store = createStore(config.store);
   const compactor = new Compactor({ config, store, registry });
-  const result = await compactor.compact(text);
+  // Summaries reach back: they are decided on a request whose head may be re-decided (§4a).
+  const result = await compactor.compact(text, { cache: "cold" });
   return { result, store, compactor };
 }
 
@@ -163,6 +168,7 @@ describe("message replacement guards", () => {
           { role: "tool", tool_call_id: "c", content: masked },
           messages[8],
         ],
+        tools: [...TOOLS, OPENAI_EXPAND_TOOL],
       }),
     );
     expect(result.report?.components.map((entry) => entry.changed)).toEqual([3, 1, 0]);

@@ -54,7 +54,13 @@ describe("Anthropic proxy with the official client", () => {
 
   /** Runs one request, streaming or not; returns the content blocks the client got. */
   async function create(streaming: boolean): Promise<Anthropic.ContentBlock[]> {
-    const options = { headers: { "x-context-guru-session": `anthropic-${++sessions}` } };
+    // A session's first request meets a cold cache, so its older outputs are masked (§4a).
+    const options = {
+      headers: {
+        "x-context-guru-session": `anthropic-${++sessions}`,
+        "x-context-guru-cache": "cold",
+      },
+    };
     if (!streaming) return (await client.messages.create(anthropicConversation(), options)).content;
     return (await client.messages.stream(anthropicConversation(), options).finalMessage()).content;
   }

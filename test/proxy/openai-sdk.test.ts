@@ -1,6 +1,5 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { keepVerbatimId } from "../../src/pipeline/sticky.js";
 import { type CallSpec, expandCall, openaiEvents, openaiJson } from "../support/model-replies.js";
 import {
   FOREIGN_ID,
@@ -47,8 +46,13 @@ describe("OpenAI proxy with the official client", () => {
   beforeEach(() => harness.reset());
 
   let sessions = 0;
-  /** A session of its own per call, so what one test expanded stays out of the next. */
-  const session = () => ({ headers: { "x-context-guru-session": `openai-${++sessions}` } });
+  /**
+   * A session of its own per call, so what one test expanded stays out of the next; its first
+   * request meets a cold cache, so its older outputs are masked (§4a).
+   */
+  const session = () => ({
+    headers: { "x-context-guru-session": `openai-${++sessions}`, "x-context-guru-cache": "cold" },
+  });
 
   /** Runs one completion, streaming or not; returns the text and tool calls the client got. */
   async function complete(streaming: boolean) {
@@ -107,8 +111,8 @@ describe("OpenAI proxy with the official client", () => {
       expect(secondBody?.slice(0, close)).toBe(firstBody?.slice(0, close));
       expect(harness.events).toMatchObject({ rounds: 1, resolved: 1, misses: 0, bails: [] });
       expect(harness.events.responses).toEqual([{ provider: "openai", streamed: streaming }]);
-      const sticky = await harness.store.sticky(result.session ?? "");
-      expect(sticky.has(keepVerbatimId(MASKED_ID))).toBe(true);
+      const ledger = await harness.store.ledger(result.session ?? "");
+      expect(ledger.kept.has(MASKED_ID)).toBe(true);
     },
   );
 
@@ -178,8 +182,10 @@ describe("OpenAI proxy with the official client", () => {
     },
   );
 
-  it("keeps an expanded original verbatim on the conversation's next turn", async () => {
-    const options = { headers: { "x-context-guru-session": "openai-next-turn" } };
+  it("keeps an expanded original verbatim when the conversation's head is next decided", async () => {
+    const options = {
+      headers: { "x-context-guru-session": "openai-next-turn", "x-context-guru-cache": "cold" },
+    };
     harness.upstream.reply(
       openaiJson(null, [expandCall(MASKED_ID)]),
       openaiJson(FINAL),
@@ -198,6 +204,27 @@ describe("OpenAI proxy with the official client", () => {
     });
     // No marker left in the request: the expand tool is not injected either.
     expect(harness.upstream.requests[2]?.body).toBe(JSON.stringify(openaiConversation()));
+  });
+
+  it("gives a warm next turn back as it was sent, the expanded output still marked (§4a)", async () => {
+    const session = "openai-warm-next-turn";
+    harness.upstream.reply(
+      openaiJson(null, [expandCall(MASKED_ID)]),
+      openaiJson(FINAL),
+      openaiJson(FINAL),
+    );
+
+    const first = { "x-context-guru-session": session, "x-context-guru-cache": "cold" };
+    await client.chat.completions.create(openaiConversation(), { headers: first });
+    const { response } = await client.chat.completions
+      .create(openaiConversation(), { headers: { "x-context-guru-session": session } })
+      .withResponse();
+
+    const [sent, , next] = harness.upstream.requests.map((request) => request.body);
+    expect(next).toBe(sent);
+    expect(response.headers.get("x-context-guru-cache")).toBe("warm");
+    // The cache header is the service's own: it never goes upstream.
+    expect(harness.upstream.requests[0]?.headers["x-context-guru-cache"]).toBeUndefined();
   });
 
   it("streams a text-first response through before the upstream finishes", async () => {

@@ -97,10 +97,11 @@ describe.skipIf(skipped)("the proxy loop on one replica resolves markers of anot
   beforeEach(() => upstream.reset());
 
   it.each(cases)(
-    "$provider (stream $streaming): the model's expand of A's id gets the original from B",
+    "$provider (stream $streaming): the next turn on B replays A's markers and the loop expands them from Redis",
     async ({ provider, streaming, path, body, replies, answered }) => {
       const seed = `${provider}-${streaming}`;
       const session = `loop-${seed}`;
+      // Turn one meets replica A (cold); the agent re-sends the same history to B, warm.
       const compacted = await compactOn(a, body(seed), session);
       // The marker of a build log whose original text is known here.
       const original = generatedOutputs(seed).find((output) =>
@@ -112,7 +113,7 @@ describe.skipIf(skipped)("the proxy loop on one replica resolves markers of anot
 
       const response = await b.app.request(path, {
         method: "POST",
-        body: compacted.text,
+        body: body(seed),
         headers: {
           "content-type": "application/json",
           "x-context-guru-session": session,
@@ -121,6 +122,7 @@ describe.skipIf(skipped)("the proxy loop on one replica resolves markers of anot
         },
       });
       const text = await response.text();
+      expect(response.headers.get("x-context-guru-cache")).toBe("warm");
 
       const final = replies(id)[1];
       expect(response.status).toBe(200);
@@ -128,6 +130,8 @@ describe.skipIf(skipped)("the proxy loop on one replica resolves markers of anot
       expect(text).toBe(final?.sse ? final.sse.map(sseText).join("") : JSON.stringify(final?.json));
       expect(upstream.requests).toHaveLength(2);
       const [first, second] = upstream.requests;
+      // B sent exactly what A returned: the ledger on Redis froze the conversation's bytes.
+      expect(first?.body).toBe(compacted.text);
       expect(first?.body).toContain(`<<cg:${id}>>`);
       expect(answered(second?.json, expandCall(id).id)).toBe(original);
     },

@@ -62,16 +62,24 @@ export interface Compacted {
   readonly ids: readonly string[];
 }
 
-/** POST /compact of `body` under `session` on `replica`. */
+/**
+ * POST /compact of `body` under `session` on `replica`; `cold` by default, so the body is
+ * decided whole (§4a), `warm` to give an already-sent prefix back as it was.
+ */
 export async function compactOn(
   replica: Replica,
   body: string,
   session: string,
+  cache: "cold" | "warm" = "cold",
 ): Promise<Compacted> {
   const response = await replica.app.request("/compact", {
     method: "POST",
     body,
-    headers: { "content-type": "application/json", "x-context-guru-session": session },
+    headers: {
+      "content-type": "application/json",
+      "x-context-guru-session": session,
+      "x-context-guru-cache": cache,
+    },
   });
   const text = await response.text();
   const foreign = new Set(markerIds(body));

@@ -23,7 +23,7 @@ describe.skipIf(skipped)("store round trips of one /compact on Redis", () => {
     await server?.close();
   });
 
-  it("reads the sticky set, then writes stashes and sticky ids in one MULTI/EXEC: two writes", async () => {
+  it("reads the session ledger, then writes stashes and the ledger's head in one MULTI/EXEC: two writes", async () => {
     const config = parseConfig({ store: { backend: "redis", redis: { url: server.url } } });
     const redis = new RedisStore(config.store, { onError: () => undefined });
     await vi.waitFor(async () => expect(await redis.ready()).toBe(true), { timeout: 5_000 });
@@ -33,34 +33,35 @@ describe.skipIf(skipped)("store round trips of one /compact on Redis", () => {
     const seen: string[] = [];
     monitor.on("monitor", (_time: string, args: string[], source: string) => {
       const name = args[0]?.toLowerCase() ?? "";
-      // Commands run by the sticky script itself are reported with source "lua".
       if (source !== "lua" && !["ping", "monitor"].includes(name)) seen.push(name);
     });
     const write = vi.spyOn(redis.redis.stream, "write");
     const response = await app.request("/compact", {
       method: "POST",
       body: openaiBody(generatedOutputs("trips")),
-      headers: { "x-context-guru-session": "trips" },
+      headers: { "x-context-guru-session": "trips", "x-context-guru-cache": "cold" },
     });
     await response.text();
     const writes = write.mock.calls.length;
     await vi.waitFor(() => expect(seen.filter((name) => name === "exec")).toHaveLength(2));
     const commands = [...seen];
     monitor.disconnect();
-    const sticky = await redis.sticky("trips");
+    const ledger = await redis.ledger("trips");
     await redis.close();
 
-    const stashed = commands.filter((name) => name === "hset").length;
-    expect({ writes, commands, sticky: sticky.size > 0 }).toEqual({
+    // Every hset but the ledger's one is a stash, each followed by its pexpire.
+    const stashed = commands.filter((name) => name === "hset").length - 1;
+    expect({ writes, commands, heads: ledger.heads.size }).toEqual({
       writes: 2,
       commands: [
-        ...["multi", "zrange", "pexpire", "exec"],
+        ...["multi", "hgetall", "pexpire", "exec"],
         "multi",
         ...Array.from({ length: stashed }, () => ["hset", "pexpire"]).flat(),
-        "eval",
+        "hset",
+        "pexpire",
         "exec",
       ],
-      sticky: true,
+      heads: 1,
     });
     expect(stashed).toBeGreaterThan(0);
   });

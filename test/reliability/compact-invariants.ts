@@ -44,6 +44,7 @@ async function post(
   path: string,
   body: Uint8Array | string,
   session: string,
+  extra: Readonly<Record<string, string>> = {},
 ): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
   const response = await app.request(path, {
     method: "POST",
@@ -55,6 +56,7 @@ async function post(
         typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
       ),
       "x-context-guru-session": session,
+      ...extra,
     },
   });
   return {
@@ -82,7 +84,10 @@ function parsedObject(body: Uint8Array): Record<string, unknown> | undefined {
 /** Checks every invariant for one body; throws an AssertionError naming the one that broke. */
 export async function checkCompact(target: Subject, input: Uint8Array): Promise<void> {
   const session = freshSession();
-  const first = await post(target.app, "/compact", input, session);
+  // Decided whole (a cold cache, §4a), so components that reach back run too.
+  const first = await post(target.app, "/compact", input, session, {
+    "x-context-guru-cache": "cold",
+  });
   const limit = target.config.limits.body_bytes;
   if (input.byteLength > limit) {
     assert.equal(first.status, 413, "over the body limit: 413");
@@ -94,6 +99,7 @@ export async function checkCompact(target: Subject, input: Uint8Array): Promise<
   assert.equal(first.status, 200, "answers 200");
   assert.equal(first.headers.get("content-type"), "application/json");
 
+  // The same body again, warm: every message was sent before, so it comes back as it went.
   const second = await post(target.app, "/compact", input, session);
   assert.equal(second.status, 200, "answers 200 again");
   assert.ok(equalBytes(first.bytes, second.bytes), "same input → same bytes");
@@ -121,7 +127,19 @@ export async function checkCompact(target: Subject, input: Uint8Array): Promise<
     }
     return;
   }
+  if (first.headers.get("x-context-guru-markers-degraded") !== null) {
+    // The model cannot call the expand tool: no marker it could not redeem (§8.1).
+    const was = occurrences(JSON.parse(inputText), "<<cg:");
+    const now = occurrences(JSON.parse(outputText), "<<cg:");
+    assert.ok(now <= was, `no new marker when markers are degraded (${was} → ${now})`);
+    return;
+  }
   const back = await post(target.app, "/rehydrate", first.bytes, session);
+  if (first.bytes.byteLength > limit) {
+    // The expand tool made the body longer than the limit: /rehydrate refuses it clearly.
+    assert.equal(back.status, 413, "rehydrate of a body over the limit: 413");
+    return;
+  }
   assert.equal(back.status, 200, "rehydrate answers 200");
   assert.ok(equalBytes(back.bytes, input), "rehydrate(compact(x)) = x byte for byte");
 }

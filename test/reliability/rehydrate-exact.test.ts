@@ -23,7 +23,9 @@ function bodyOf(literals: readonly string[]): string {
     `{"role":"assistant","content":null,"tool_calls":[{"id":"c${index}","type":"function","function":{"name":"Bash","arguments":"{}"}}]}`,
     `{"role":"tool","tool_call_id":"c${index}","content":${content}}`,
   ]);
-  return `{"model":"m","messages":[{"role":"user","content":"go"},${messages.join(",")}]}`;
+  // The agent declares its tool, so the model could expand a marker (§8.1).
+  const tools = `[{"type":"function","function":{"name":"Bash","parameters":{"type":"object"}}}]`;
+  return `{"model":"m","messages":[{"role":"user","content":"go"},${messages.join(",")}],"tools":${tools}}`;
 }
 
 const spellings: ReadonlyArray<readonly [string, string]> = [
@@ -43,7 +45,8 @@ describe("rehydrate(compact(x)) = x for every string spelling", () => {
   it.each(spellings)("%s", async (_name, literal) => {
     const { app } = subject("reversible");
     const input = body(literal);
-    const headers = { "x-context-guru-session": "spelling" };
+    // Decided whole (§4a): the older outputs are masked.
+    const headers = { "x-context-guru-session": "spelling", "x-context-guru-cache": "cold" };
     const compacted = await app.request("/compact", { method: "POST", body: input, headers });
     const output = await compacted.text();
     expect(output).not.toContain(literal);
@@ -57,7 +60,7 @@ describe("rehydrate(compact(x)) = x for every string spelling", () => {
 /** Compacts `input` in one session, rehydrates the result, and returns both texts. */
 async function roundTrip(input: string, session: string) {
   const { app } = subject("reversible");
-  const headers = { "x-context-guru-session": session };
+  const headers = { "x-context-guru-session": session, "x-context-guru-cache": "cold" };
   const compacted = await app.request("/compact", { method: "POST", body: input, headers });
   const output = await compacted.text();
   const back = await app.request("/rehydrate", { method: "POST", body: output, headers });

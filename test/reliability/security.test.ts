@@ -34,16 +34,19 @@ function agentBody(tag: string): string {
       { role: "tool", tool_call_id: `c${index}`, content: output.join("\n") },
     );
   }
-  return JSON.stringify({ model: "m", messages });
+  const tools = [{ type: "function", function: { name: "Read", parameters: { type: "object" } } }];
+  return JSON.stringify({ model: "m", messages, tools });
 }
 
 async function compact(app: ReturnType<typeof appWith>, body: string, session: string) {
   const response = await app.request("/compact", {
     method: "POST",
     body,
-    headers: { "x-context-guru-session": session },
+    // Decided whole (§4a): the older outputs are masked.
+    headers: { "x-context-guru-session": session, "x-context-guru-cache": "cold" },
   });
-  return { response, ids: [...new Set(rawMarkerIds(await response.text()))] };
+  const { messages } = (await response.json()) as { messages: unknown };
+  return { response, ids: [...new Set(rawMarkerIds(JSON.stringify(messages)))] };
 }
 
 describe("GET /expand is scoped to the session that stashed", () => {

@@ -33,7 +33,11 @@ function post(
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const bytes = Buffer.from(body);
-    const headers: Record<string, string> = { "content-type": "application/json" };
+    // Decided whole (§4a): older outputs are masked, so the body is compacted.
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "x-context-guru-cache": "cold",
+    };
     if (!chunked) headers["content-length"] = String(bytes.byteLength);
     const req = request({ host: "127.0.0.1", port, path, method: "POST", headers }, (res) => {
       const chunks: Buffer[] = [];

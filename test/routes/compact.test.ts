@@ -102,9 +102,12 @@ describe("POST /compact rewrites only what changed", () => {
 
   it("pipeline header runs exactly those components", async () => {
     const body = openaiBody([jsonArrayOutput(40)]);
-    const formatted = await (
-      await postCompact(app, body, { headers: { "x-context-guru-pipeline": "format" } })
-    ).text();
+    // A session of its own: an earlier test sent this conversation, whose outputs would replay.
+    const headers = {
+      "x-context-guru-pipeline": "format",
+      "x-context-guru-session": "only-format",
+    };
+    const formatted = await (await postCompact(app, body, { headers })).text();
     const content = (JSON.parse(formatted) as { messages: Array<{ content: string }> }).messages[3]
       ?.content;
     expect(content).toBe(JSON.stringify(JSON.parse(jsonArrayOutput(40))));

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { parseConfig } from "../../src/config/load.js";
 import { Lifecycle } from "../../src/lifecycle/lifecycle.js";
-import { NopStore } from "../../src/store/nop.js";
+import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
-import { postCompact, testApp } from "../support/app.js";
-import { MASKABLE_OUTPUTS, openaiBody } from "../support/bodies.js";
+import { COLD, postCompact, testApp } from "../support/app.js";
+import { jsonArrayOutput, MASKABLE_OUTPUTS, openaiBody } from "../support/bodies.js";
 
 /** A store whose backend is unreachable: every call fails. */
 function downStore(): Store {
@@ -15,8 +15,8 @@ function downStore(): Store {
     persists: true,
     put: fail,
     get: fail,
-    sticky: fail,
-    addSticky: fail,
+    ledger: fail,
+    keep: fail,
     ready: () => Promise.resolve(false),
     stats: fail,
     close: () => Promise.resolve(),
@@ -42,7 +42,8 @@ describe("health routes", () => {
 
   it("/readyz → 503 while draining, and other routes refuse new work", async () => {
     const lifecycle = new Lifecycle();
-    const app = createApp({ config: parseConfig({}), store: new NopStore(), lifecycle });
+    const config = parseConfig({});
+    const app = createApp({ config, store: createStore(config.store), lifecycle });
     lifecycle.beginDrain();
     const ready = await app.request("/readyz");
     expect(ready.status).toBe(503);
@@ -71,7 +72,9 @@ describe("GET /expand", () => {
   it("serves the original to its session only", async () => {
     const { app } = testApp();
     const out = await (
-      await postCompact(app, openaiBody(outputs), { headers: { "x-context-guru-session": "s-1" } })
+      await postCompact(app, openaiBody(outputs), {
+        headers: { "x-context-guru-session": "s-1", ...COLD },
+      })
     ).text();
     const [id] = [...out.matchAll(/<<cg:([0-9a-f]{16})>>/g)].map((m) => m[1]);
     const own = await app.request(`/expand?id=${id}`, {
@@ -114,7 +117,7 @@ describe("POST /rehydrate", () => {
     const body = openaiBody(outputs, {
       tools: [{ type: "function", function: { name: "Bash", parameters: {} } }],
     });
-    const out = await (await postCompact(app, body)).text();
+    const out = await (await postCompact(app, body, { headers: COLD })).text();
     expect(out).toContain("context_guru_expand");
     const response = await app.request("/rehydrate", { method: "POST", body: out });
     expect(response.status).toBe(200);
@@ -161,11 +164,29 @@ describe("POST /rehydrate", () => {
 });
 
 describe("store failures during /compact", () => {
-  it("a store that cannot stash leaves the body unchanged (no marker without a stash)", async () => {
+  it("a store that cannot keep the write reverts every offload (no marker without a stash)", async () => {
     const app = createApp({ config: parseConfig({}), store: downStore() });
     const body = openaiBody(outputs);
-    const response = await postCompact(app, body);
+    const response = await postCompact(app, body, { headers: COLD });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe(body);
+  });
+
+  it("lossless reformats still apply while the store is down", async () => {
+    const app = createApp({ config: parseConfig({}), store: downStore() });
+    const rows = jsonArrayOutput(40);
+    const body = openaiBody([...outputs.slice(0, 4), rows]);
+    const response = await postCompact(app, body, { headers: COLD });
+    const out = JSON.parse(await response.text()) as { messages: { content: string | null }[] };
+    const contents = out.messages.map((message) => message.content);
+    // The JSON rows are repacked (format, toon); the logs keep every byte, masked or not.
+    expect(contents.at(-1)).not.toBe(rows);
+    expect(contents.at(-1)?.length).toBeLessThan(rows.length);
+    expect(contents.slice(0, -1)).toEqual(
+      (JSON.parse(body) as { messages: { content: string | null }[] }).messages
+        .slice(0, -1)
+        .map((message) => message.content),
+    );
+    expect(response.headers.get("x-context-guru-markers")).toBe("0");
   });
 });

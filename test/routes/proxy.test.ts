@@ -17,6 +17,8 @@ const post = (app: Hono, path: string, init: RequestInit = {}) =>
     headers: {
       "content-type": "application/json",
       authorization: "Bearer sk-client",
+      // Each body is decided whole, so its older outputs are masked (§4a).
+      "x-context-guru-cache": "cold",
       ...init.headers,
     },
   });

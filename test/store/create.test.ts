@@ -4,8 +4,9 @@ import { createStore } from "../../src/store/create.js";
 
 describe("createStore", () => {
   it.each([
-    { store: { enabled: false }, backend: "nop", persists: false },
-    { store: { enabled: false, backend: "redis" }, backend: "nop", persists: false },
+    // Stashes off (clean mode): nothing is kept but the session ledgers, on the chosen backend.
+    { store: { enabled: false }, backend: "memory", persists: false },
+    { store: { enabled: false, backend: "redis" }, backend: "redis", persists: false },
     { store: {}, backend: "memory", persists: true },
     { store: { backend: "memory" }, backend: "memory", persists: true },
   ] as const)("builds the $backend store from $store", async ({ store, backend, persists }) => {

@@ -14,8 +14,8 @@ function hangingStore(answers: Partial<Store> = {}): Store {
     persists: true,
     put: never,
     get: never,
-    sticky: never,
-    addSticky: never,
+    ledger: never,
+    keep: never,
     ready: never,
     stats: never,
     close: never,
@@ -30,8 +30,8 @@ describe("withDeadline", () => {
   it.each([
     { operation: "put", call: (store: Store) => store.put("s", [{ key: "k", value: "v" }]) },
     { operation: "get", call: (store: Store) => store.get("s", "k") },
-    { operation: "sticky", call: (store: Store) => store.sticky("s") },
-    { operation: "addSticky", call: (store: Store) => store.addSticky("s", ["a"]) },
+    { operation: "ledger", call: (store: Store) => store.ledger("s") },
+    { operation: "keep", call: (store: Store) => store.keep("s", ["a"]) },
     { operation: "stats", call: (store: Store) => store.stats() },
     { operation: "close", call: (store: Store) => store.close() },
   ])("rejects a hanging $operation after the deadline", async ({ operation, call }) => {
@@ -62,12 +62,12 @@ describe("withDeadline", () => {
     const store = withDeadline(
       hangingStore({
         get: async () => Promise.reject(failure),
-        sticky: async () => new Set(["a"]),
+        ledger: async () => ({ lastRequestAt: 1, heads: new Map(), kept: new Set(["a"]) }),
       }),
       250,
     );
     await expect(store.get("s", "k")).rejects.toBe(failure);
-    expect([...(await store.sticky("s"))]).toEqual(["a"]);
+    expect([...(await store.ledger("s")).kept]).toEqual(["a"]);
   });
 
   it("keeps the backend name and persistence of the wrapped store", async () => {

@@ -74,17 +74,17 @@ describe("memory store: time", () => {
     expect(await store.get("owner", "k")).toBeUndefined();
   });
 
-  it("expires sticky sets after ttl_seconds without a read, and a read slides them", async () => {
+  it("expires session ledgers after ttl_seconds without a read, and a read slides them", async () => {
     const { store, advance } = memoryStore();
-    await store.addSticky("kept", ["a"]);
-    await store.addSticky("idle", ["b"]);
+    await store.keep("kept", ["a"]);
+    await store.keep("idle", ["b"]);
     advance(9_000);
-    expect([...(await store.sticky("kept"))]).toEqual(["a"]);
+    expect([...(await store.ledger("kept")).kept]).toEqual(["a"]);
     advance(9_000);
-    expect([[...(await store.sticky("kept"))], [...(await store.sticky("idle"))]]).toEqual([
-      ["a"],
-      [],
-    ]);
+    expect([
+      [...(await store.ledger("kept")).kept],
+      [...(await store.ledger("idle")).kept],
+    ]).toEqual([["a"], []]);
   });
 });
 
@@ -160,35 +160,32 @@ describe("memory store: bounds", () => {
     await expect(put).rejects.toThrow(message);
   });
 
-  it("keeps at most max_sticky_ids per session, oldest dropped, a re-added id made newest", async () => {
-    const { store } = memoryStore({ max_sticky_ids: 3 });
-    await store.addSticky("s", ["a", "b", "c", "d"]);
-    const first = [...(await store.sticky("s"))];
-    await store.addSticky("s", ["b"]);
-    await store.addSticky("s", ["e"]);
-    expect([first, [...(await store.sticky("s"))]]).toEqual([
-      ["b", "c", "d"],
-      ["d", "b", "e"],
-    ]);
+  it("drops the least recently used session's ledger beyond max_ledger_bytes", async () => {
+    const { store } = memoryStore({ max_ledger_bytes: 600 });
+    const write = (at: number) => ({
+      at,
+      chain: "c",
+      head: { messages: 1, tool: false, outputs: [], at },
+      evict: [],
+    });
+    await store.put("s1", [], { ledger: write(1) });
+    await store.put("s2", [], { ledger: write(2) });
+    await store.ledger("s1");
+    await store.put("s3", [], { ledger: write(3) });
+    const times = await Promise.all(
+      ["s1", "s2", "s3"].map(async (session) => (await store.ledger(session)).lastRequestAt),
+    );
+    expect(times).toEqual([1, undefined, 3]);
   });
 
-  it("keeps sticky sets for at most max_sessions sessions, least recently used dropped", async () => {
-    const { store } = memoryStore({ max_sessions: 2 });
-    await store.addSticky("s1", ["a"]);
-    await store.addSticky("s2", ["b"]);
-    await store.sticky("s1");
-    await store.addSticky("s3", ["c"]);
-    const sets = await Promise.all(["s1", "s2", "s3"].map((session) => store.sticky(session)));
-    expect(sets.map((set) => [...set])).toEqual([["a"], [], ["c"]]);
-  });
-
-  it("hands out a set that stays as it was while the session adds ids", async () => {
+  it("hands out a ledger that stays as it was while the session writes", async () => {
     const { store } = memoryStore();
-    await store.addSticky("s", ["a"]);
-    const held = await store.sticky("s");
-    await store.addSticky("s", ["b"]);
-    await store.put("s", [{ key: "k", value: "v" }], { sticky: ["c"] });
-    expect([...held]).toEqual(["a"]);
-    expect([...(await store.sticky("s"))]).toEqual(["a", "b", "c"]);
+    await store.keep("s", ["a"]);
+    const held = await store.ledger("s");
+    await store.keep("s", ["b"]);
+    await store.put("s", [{ key: "k", value: "v" }], { ledger: { at: 5, evict: [] } });
+    expect([[...held.kept], held.lastRequestAt]).toEqual([["a"], undefined]);
+    const now = await store.ledger("s");
+    expect([[...now.kept], now.lastRequestAt]).toEqual([["a", "b"], 5]);
   });
 });

@@ -66,19 +66,19 @@ describe.skipIf(!installed && !required)("redis store", () => {
     expect(await b.get(row.session, row.key)).toBe(row.expected);
   });
 
-  it("lays keys out under key_prefix: one hash per original, one sorted set per session", async () => {
+  it("lays keys out under key_prefix: one hash per original, one ledger hash per session", async () => {
     const store = await connected(open({ redis: { url: server.url, key_prefix: "t1:" } }));
-    await store.put("alice", [{ key: "k1", value: "one" }]);
+    await store.put("alice", [{ key: "k1", value: "one" }], { ledger: { at: 42, evict: [] } });
     await store.put("bob", [{ key: "k1", value: "one" }]);
-    await store.addSticky("alice", ["a"]);
+    await store.keep("alice", ["a"]);
     expect({
       keys: (await admin.keys("*")).sort(),
       entry: await admin.hgetall("t1:e:k1"),
-      sticky: await admin.zrange("t1:s:alice", "0", "-1"),
+      ledger: await admin.hgetall("t1:l:alice"),
     }).toEqual({
-      keys: ["t1:e:k1", "t1:s:alice"],
+      keys: ["t1:e:k1", "t1:l:alice"],
       entry: { v: "one", "o:alice": "1", "o:bob": "1" },
-      sticky: ["a"],
+      ledger: { t: "42", "k:a": "1", kn: "1" },
     });
   });
 
@@ -114,13 +114,13 @@ describe.skipIf(!installed && !required)("redis store", () => {
     expect(await admin.dbsize()).toBe(0);
   });
 
-  it("keeps at most max_sticky_ids per session, oldest dropped, a re-added id made newest", async () => {
-    const store = await connected(open({ max_sticky_ids: 3 }));
-    await store.addSticky("s", ["a", "b", "c", "d"]);
-    const first = [...(await store.sticky("s"))];
-    await store.addSticky("s", ["b"]);
-    await store.addSticky("s", ["e"]);
-    expect([first, [...(await store.sticky("s"))], (await admin.pttl("cg:s:s")) > 0]).toEqual([
+  it("keeps at most max_kept_ids per session, oldest dropped, with the ledger's TTL", async () => {
+    const store = await connected(open({ max_kept_ids: 3 }));
+    await store.keep("s", ["a", "b", "c", "d"]);
+    const first = [...(await store.ledger("s")).kept];
+    await store.keep("s", ["b"]);
+    await store.keep("s", ["e"]);
+    expect([first, [...(await store.ledger("s")).kept], (await admin.pttl("cg:l:s")) > 0]).toEqual([
       ["b", "c", "d"],
       ["d", "b", "e"],
       true,
@@ -133,7 +133,7 @@ describe.skipIf(!installed && !required)("redis store", () => {
       { key: "a", value: "A" },
       { key: "b", value: "B" },
     ]);
-    await store.addSticky("s", ["x"]);
+    await store.keep("s", ["x"]);
     const stats = await store.stats();
     expect([stats.entries, stats.bytes > 0]).toEqual([3, true]);
   });
@@ -183,7 +183,7 @@ describe.skipIf(!installed && !required)("redis store", () => {
       const results = await Promise.allSettled([
         store.put("s", [{ key: "k", value: "v" }]),
         store.get("s", "k"),
-        store.sticky("s"),
+        store.ledger("s"),
       ]);
       const ready = await store.ready();
       expect([

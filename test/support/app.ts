@@ -43,3 +43,9 @@ export function postCompact(
     }),
   );
 }
+
+/**
+ * The request header of a body decided whole (§4a): components that reach back (mask,
+ * failed_run, summaries) run only on a request whose head may be re-decided.
+ */
+export const COLD: Readonly<Record<string, string>> = { "x-context-guru-cache": "cold" };

@@ -19,7 +19,26 @@ export function logOutput(lines: number, label = "build"): string {
   ).join("\n");
 }
 
-/** An OpenAI chat body with one Bash call per output, in order. */
+/** The agent's own tool, as agents declare it: the model can call tools (§8.1). */
+export const OPENAI_TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "Bash",
+      description: "Run a shell command.",
+      parameters: { type: "object", properties: { command: { type: "string" } } },
+    },
+  },
+];
+export const ANTHROPIC_TOOLS = [
+  {
+    name: "Bash",
+    description: "Run a shell command.",
+    input_schema: { type: "object", properties: { command: { type: "string" } } },
+  },
+];
+
+/** An OpenAI chat body with one Bash call per output, in order, declaring the Bash tool. */
 export function openaiBody(
   outputs: readonly string[],
   extra: Record<string, unknown> = {},
@@ -42,10 +61,10 @@ export function openaiBody(
     });
     messages.push({ role: "tool", tool_call_id: `call_${index}`, content: output });
   });
-  return JSON.stringify({ model: "gpt-4o-mini", messages, ...extra });
+  return JSON.stringify({ model: "gpt-4o-mini", messages, tools: OPENAI_TOOLS, ...extra });
 }
 
-/** An Anthropic messages body with one Bash tool_use per output, in order. */
+/** An Anthropic messages body with one Bash tool_use per output, in order, declaring Bash. */
 export function anthropicBody(
   outputs: readonly string[],
   extra: Record<string, unknown> = {},
@@ -73,6 +92,7 @@ export function anthropicBody(
     max_tokens: 1024,
     system: "You are a coding agent.",
     messages,
+    tools: ANTHROPIC_TOOLS,
     ...extra,
   });
 }

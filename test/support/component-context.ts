@@ -1,7 +1,12 @@
-import type { MarkerMode } from "../../src/config/schema.js";
+import type { ComponentName, MarkerMode } from "../../src/config/schema.js";
 import { contentHasher, EXPAND_HINT, markerFor, SENTINEL } from "../../src/expand/markers.js";
 import { TokenCounter } from "../../src/pipeline/tokens.js";
-import type { ComponentContext } from "../../src/pipeline/types.js";
+import type {
+  Change,
+  ComponentContext,
+  OptionsOf,
+  RequestComponent,
+} from "../../src/pipeline/types.js";
 import type { ToolCall, ToolOutput } from "../../src/wire/types.js";
 
 const counter = new TokenCounter();
@@ -15,13 +20,25 @@ export interface FakeContext extends ComponentContext {
 /** A component context with real token counting and real marker ids, for unit tests. */
 export function fakeContext(
   outputs: readonly ToolOutput[],
-  options: { mode?: MarkerMode; goal?: string; reduced?: ReadonlySet<string> } = {},
+  options: {
+    mode?: MarkerMode;
+    goal?: string;
+    /** Outputs the component may not change (already sent, marked, expanded). */
+    fixed?: ReadonlySet<number>;
+    /** Outputs an earlier offload reduced. */
+    offloaded?: ReadonlySet<number>;
+    /** Whether the head may be re-decided (default true: components that reach back run). */
+    redecide?: boolean;
+  } = {},
 ): FakeContext {
   const mode = options.mode ?? "full";
   const stashed = new Map<string, string>();
   return {
     provider: "openai",
     outputs,
+    mayChange: (index) => !(options.fixed?.has(index) ?? false),
+    wasOffloaded: (index) => options.offloaded?.has(index) ?? false,
+    redecide: options.redecide ?? true,
     messageCount: outputs.length * 2 + 1,
     goal: options.goal ?? "",
     mode,
@@ -36,7 +53,6 @@ export function fakeContext(
     },
     tokens: (text) => counter.count(text),
     atLeastTokens: (text, limit) => counter.atLeast(text, limit),
-    wasReduced: (text) => options.reduced?.has(text) ?? false,
     signal: new AbortController().signal,
   };
 }
@@ -59,3 +75,20 @@ export function toolOutputs(
 
 /** The content id markers use for `text` (plain SHA-256 prefix). */
 export const idOf = hash;
+
+/** A request-scoped component's changes as the pipeline builds them: select, then reduce each. */
+export async function requestChanges<N extends ComponentName>(
+  component: RequestComponent<N>,
+  options: OptionsOf<N>,
+  context: ComponentContext,
+): Promise<Change[]> {
+  const changes: Change[] = [];
+  for (const { index, refersTo } of await component.select(options, context)) {
+    const output = context.outputs[index];
+    if (!output) continue;
+    const text = component.reduce(output, options, context);
+    if (text === undefined) continue;
+    changes.push(refersTo === undefined ? { index, text } : { index, text, refersTo });
+  }
+  return changes;
+}

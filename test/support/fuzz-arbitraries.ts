@@ -176,14 +176,31 @@ const turns = fc
     ),
   );
 
+/**
+ * What a transcript declares of tools: none (the model cannot call the expand tool), the agent's
+ * own tools, or tools with a `tool_choice` that forces one (§8.1: markers then act as off).
+ */
+const toolsDeclared = fc.constantFrom("none", "declared", "declared", "forced");
+
+function declaredTools(provider: "openai" | "anthropic", how: string): Record<string, unknown> {
+  if (how === "none") return {};
+  const tools =
+    provider === "openai"
+      ? [{ type: "function", function: { name: "Bash", parameters: { type: "object" } } }]
+      : [{ name: "Bash", input_schema: { type: "object" } }];
+  const forced = provider === "openai" ? "required" : { type: "any" };
+  return how === "forced" ? { tools, tool_choice: forced } : { tools };
+}
+
 export const openaiTranscript: fc.Arbitrary<unknown> = fc
   .tuple(
     turns,
     fc.string({ maxLength: 30 }),
     fc.boolean(),
     fc.option(fc.string(), { nil: undefined }),
+    toolsDeclared,
   )
-  .map(([[outputs, calls], goal, stream, user]) => {
+  .map(([[outputs, calls], goal, stream, user, tools]) => {
     const messages: unknown[] = [
       { role: "system", content: "You are a coding agent." },
       { role: "user", content: goal },
@@ -212,12 +229,13 @@ export const openaiTranscript: fc.Arbitrary<unknown> = fc
       stream,
       seed: new NumberLiteral("12345678901234567890123"),
       ...(user === undefined ? {} : { user }),
+      ...declaredTools("openai", tools),
     };
   });
 
 export const anthropicTranscript: fc.Arbitrary<unknown> = fc
-  .tuple(turns, fc.string({ maxLength: 30 }), fc.boolean())
-  .map(([[outputs, calls], goal, systemBlocks]) => {
+  .tuple(turns, fc.string({ maxLength: 30 }), fc.boolean(), toolsDeclared)
+  .map(([[outputs, calls], goal, systemBlocks, tools]) => {
     const messages: unknown[] = [{ role: "user", content: goal }];
     outputs.forEach((text, index) => {
       const [name, input, asBlocks, isError] = calls[index] ?? ["Bash", {}, false, false];
@@ -242,6 +260,7 @@ export const anthropicTranscript: fc.Arbitrary<unknown> = fc
       max_tokens: new NumberLiteral("1.024e3"),
       system: systemBlocks ? [{ type: "text", text: "You are a coding agent." }] : "Be brief.",
       messages,
+      ...declaredTools("anthropic", tools),
     };
   });
 

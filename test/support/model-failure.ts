@@ -37,7 +37,8 @@ export async function compactWithModelReply(
     const response = await app.request("/compact", {
       method: "POST",
       body,
-      headers: { "content-type": "application/json" },
+      // Cold, so components that reach back (summaries) decide on this request (§4a).
+      headers: { "content-type": "application/json", "x-context-guru-cache": "cold" },
     });
     return {
       status: response.status,

@@ -1,0 +1,44 @@
+import type { CacheConfig } from "../config/schema.js";
+import type { SessionLedger } from "../session/ledger.js";
+
+/** What a request is treated as (§4a): `warm` replays what was sent, `cold` may re-decide it. */
+export type CacheState = "warm" | "cold";
+
+/**
+ * Why: the request header said so; `cache.policy: ignore`; the session's previous request is
+ * older than `cache.ttl_seconds`; the request is over `cache.context_budget_tokens`; or, for
+ * warm, the session was seen recently or never (an unknown history counts as warm: misreading a
+ * warm cache as cold is the expensive mistake).
+ */
+export type CacheReason = "header" | "policy" | "ttl" | "budget" | "recent" | "unknown";
+
+export interface CacheTreatment {
+  readonly state: CacheState;
+  readonly reason: CacheReason;
+}
+
+/** The `x-context-guru-cache` header's value, or undefined when absent or not one of the two. */
+export function parseCacheHeader(value: string | null | undefined): CacheState | undefined {
+  const normalised = value?.trim().toLowerCase();
+  return normalised === "warm" || normalised === "cold" ? normalised : undefined;
+}
+
+/** How a request is treated before it is compacted: the header wins, then policy, then the clock. */
+export function treatRequest(
+  config: CacheConfig,
+  header: CacheState | undefined,
+  ledger: SessionLedger,
+  now: number,
+): CacheTreatment {
+  if (header !== undefined) return { state: header, reason: "header" };
+  if (config.policy === "ignore") return { state: "cold", reason: "policy" };
+  if (ledger.lastRequestAt === undefined) return { state: "warm", reason: "unknown" };
+  if (now - ledger.lastRequestAt > config.ttl_seconds * 1000)
+    return { state: "cold", reason: "ttl" };
+  return { state: "warm", reason: "recent" };
+}
+
+/** Whether a warm request's result is over the context budget, so its head is re-decided. */
+export function overBudget(config: CacheConfig, tokens: number): boolean {
+  return config.context_budget_tokens > 0 && tokens > config.context_budget_tokens;
+}

@@ -1,0 +1,80 @@
+import type { MarkerMode } from "../config/schema.js";
+import { markerIds } from "../expand/markers.js";
+import { valueBytes } from "../store/entry-size.js";
+import type { ComponentReport } from "./report.js";
+import { Revert } from "./revert.js";
+import type { TokenCounter } from "./tokens.js";
+import type { Change, ComponentKind } from "./types.js";
+
+export interface GuardContext {
+  readonly tokens: TokenCounter;
+  readonly kind: ComponentKind;
+  readonly mode: MarkerMode;
+  readonly current: readonly string[];
+  readonly mayChange: (index: number) => boolean;
+  /** What the component asked to stash, by marker id. */
+  readonly pending: ReadonlyMap<string, string>;
+  /** Largest original that can be stashed (`store.max_entry_bytes`). */
+  readonly maxStashBytes: number;
+}
+
+/**
+ * The per-change guards (§4): a change must touch an output the component may change; in full
+ * mode an offload must carry the marker of a stashed original, and that original must fit the
+ * store (a larger one leaves just that output verbatim); the replacement must have strictly
+ * fewer tokens than what it replaces. Throws Revert when the whole component must be reverted;
+ * returns the changes that are kept, with their token totals in `entry`.
+ */
+export function guardChanges(
+  guard: GuardContext,
+  changes: readonly Change[],
+  entry: ComponentReport,
+): Change[] {
+  const kept: Change[] = [];
+  const seen = new Set<number>();
+  let before = 0;
+  let after = 0;
+  for (const change of changes) {
+    const { index, text } = change;
+    if (
+      !Number.isInteger(index) ||
+      !guard.mayChange(index) ||
+      seen.has(index) ||
+      typeof text !== "string"
+    ) {
+      throw new Revert(
+        "touched_protected_output",
+        `change to output ${String(index)} is not allowed`,
+      );
+    }
+    seen.add(index);
+    if (guard.kind === "offload" && guard.mode === "full") {
+      const stashed = markerIds(text).filter((id) => guard.pending.has(id));
+      if (stashed.length === 0) {
+        throw new Revert("no_cache_key", `output ${index} was reduced without a stashed marker`);
+      }
+      if (stashed.some((id) => tooLarge(guard.pending.get(id) as string, guard.maxStashBytes))) {
+        entry.dropped++;
+        continue;
+      }
+    }
+    const tokensBefore = guard.tokens.count(guard.current[index] as string);
+    const tokensAfter = guard.tokens.count(text);
+    if (tokensAfter >= tokensBefore) {
+      entry.dropped++;
+      continue;
+    }
+    before += tokensBefore;
+    after += tokensAfter;
+    kept.push(change);
+  }
+  if (after > before) throw new Revert("grew", `tokens ${before} → ${after}`);
+  entry.tokensBefore += before;
+  entry.tokensAfter += after;
+  return kept;
+}
+
+/** Whether an original is over the stash limit; a UTF-16 unit is at most three UTF-8 bytes. */
+function tooLarge(original: string, maxBytes: number): boolean {
+  return original.length * 3 > maxBytes && valueBytes(original) > maxBytes;
+}

@@ -1,0 +1,103 @@
+import type { ComponentName, MarkerMode } from "../config/schema.js";
+import { carriesMarker, markerIds, SENTINEL } from "../expand/markers.js";
+import { type Decision, internDecision } from "../session/ledger.js";
+import type { Transcript } from "../wire/transcript.js";
+import type { ComponentReport } from "./report.js";
+import type { ComponentKind } from "./types.js";
+
+/**
+ * The tool outputs of one run as components change them: each output's current text, whether an
+ * offload reduced it, the decision it is taking (the components whose changes it kept, in
+ * order), and what must be stashed before any marker is written.
+ */
+export class OutputState {
+  readonly received: readonly string[];
+  readonly current: string[];
+  readonly offloaded: boolean[];
+  /** Whether each current text carries a marker; kept up to date as texts change. */
+  readonly carries: boolean[];
+  /** Outputs a kept pointer refers to (dedup's target): offloads leave them readable. */
+  readonly pointedTo = new Set<number>();
+  /** The text an offload stashed (its marker's content), per offloaded output. */
+  readonly stashedAs: (string | undefined)[];
+  /** The text an `rf:` record names this output's original by, per output that has one. */
+  readonly reformatted: (string | undefined)[];
+  readonly stashes = new Map<string, string>();
+  /** Marker ids the run wrote or replayed, in order of first use. */
+  readonly markerIds = new Set<string>();
+  /** Markers and summary sentinels written into the outputs. */
+  markers = 0;
+  readonly #applied: ComponentName[][];
+
+  constructor(
+    transcript: Transcript,
+    private readonly hash: (text: string) => string,
+  ) {
+    this.received = transcript.outputs.map((output) => output.text);
+    this.current = [...this.received];
+    this.offloaded = this.received.map(() => false);
+    this.carries = this.received.map((text) => carriesMarker(text));
+    this.stashedAs = this.received.map(() => undefined);
+    this.reformatted = this.received.map(() => undefined);
+    this.#applied = this.received.map(() => []);
+  }
+
+  /**
+   * Output `index` becomes `text`, kept from component `name`. An offload's marker ids are
+   * resolved through `pending` (what the component asked to stash) and stashed; in full mode a
+   * reformatted text that an offload then reduced gets an `rf:` record back to what was received.
+   */
+  apply(
+    index: number,
+    text: string,
+    change: {
+      readonly name: ComponentName;
+      readonly kind: ComponentKind;
+      readonly mode: MarkerMode;
+      readonly pending: ReadonlyMap<string, string>;
+      readonly entry: ComponentReport;
+    },
+  ): void {
+    const before = this.current[index] as string;
+    if (change.kind === "offload") {
+      this.offloaded[index] = true;
+      if (change.mode === "full") {
+        for (const id of new Set(markerIds(text))) {
+          const original = change.pending.get(id);
+          if (original === undefined) continue;
+          this.stashes.set(id, original);
+          this.markerIds.add(id);
+          change.entry.keys.push(id);
+          this.markers++;
+        }
+        const first = this.received[index] as string;
+        this.stashedAs[index] = before;
+        if (before !== first) {
+          this.stashes.set(`rf:${this.hash(before)}`, first);
+          this.reformatted[index] = before;
+        }
+      } else if (change.mode === "summary" && text.includes(SENTINEL)) {
+        this.markers++;
+      }
+    }
+    this.current[index] = text;
+    this.carries[index] = change.kind === "offload" || carriesMarker(text);
+    this.#applied[index]?.push(change.name);
+  }
+
+  /** Every output's decision: the components whose changes it kept, in order. */
+  decisions(): Decision[] {
+    return this.#applied.map((names) => internDecision(names));
+  }
+
+  /** `rf:` records for outputs only reformats changed, so /rehydrate gives back what came. */
+  recordReformats(): void {
+    this.current.forEach((text, index) => {
+      const first = this.received[index] as string;
+      if (!this.offloaded[index] && text !== first) {
+        this.stashes.set(`rf:${this.hash(text)}`, first);
+        this.reformatted[index] = text;
+      }
+    });
+  }
+}

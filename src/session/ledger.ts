@@ -1,0 +1,139 @@
+import { isComponentName } from "../config/presets.js";
+import type { ComponentName } from "../config/schema.js";
+
+/**
+ * The session ledger (§4a): what the service returned for the messages it has seen, so a warm
+ * request gives already-sent messages back byte for byte. It holds decisions, never content:
+ * for each tool output, the components whose changes made it what it was returned as.
+ *
+ * A head is recorded at the end of every request, keyed by the conversation id of its last
+ * message (session/chain.ts). A later request replays the deepest head its own messages reach:
+ * the most recent returned version of the longest prefix it shares with an earlier request, so
+ * two conversations under one session key share decisions only as far as their messages are
+ * identical.
+ */
+
+/** Components whose kept changes made one output what it was returned as, in order applied. */
+export type Decision = readonly ComponentName[];
+
+export const VERBATIM: Decision = Object.freeze([]);
+
+export interface Head {
+  /** Messages of the request this head was recorded for. */
+  readonly messages: number;
+  /** Whether the returned body carried the expand tool. */
+  readonly tool: boolean;
+  /** The decision of each tool output of those messages, in message order. */
+  readonly outputs: readonly Decision[];
+  /** messages[from..to) returned as one summary message. */
+  readonly summary?: { readonly from: number; readonly to: number } | undefined;
+  /** When it was recorded (ms since the epoch). */
+  readonly at: number;
+}
+
+export interface SessionLedger {
+  /** When the session's previous request arrived; undefined for a session never seen. */
+  readonly lastRequestAt: number | undefined;
+  /** Heads by the conversation id of their last message. */
+  readonly heads: ReadonlyMap<string, Head>;
+  /** Content ids of originals the model expanded: later decisions keep them verbatim. */
+  readonly kept: ReadonlySet<string>;
+}
+
+export const EMPTY_LEDGER: SessionLedger = Object.freeze({
+  lastRequestAt: undefined,
+  heads: new Map<string, Head>(),
+  kept: new Set<string>(),
+});
+
+/** What one request adds to its session's ledger, in the same write as its stashes. */
+export interface LedgerWrite {
+  readonly at: number;
+  /** The conversation id of the request's last message; absent for a body without messages. */
+  readonly chain?: string | undefined;
+  readonly head?: Head | undefined;
+  /** Heads to drop so the session keeps at most MAX_HEADS. */
+  readonly evict: readonly string[];
+}
+
+/** Heads kept per session: its latest requests and the branches a retry or a fork left. */
+export const MAX_HEADS = 8;
+
+/** The deepest head a request's messages reach, and how many of its messages it covers. */
+export function deepestHead(ledger: SessionLedger, chain: readonly string[]): Head | undefined {
+  if (ledger.heads.size === 0) return undefined;
+  for (let index = chain.length - 1; index >= 0; index--) {
+    const head = ledger.heads.get(chain[index] as string);
+    if (head?.messages === index + 1) return head;
+  }
+  return undefined;
+}
+
+/** The ledger write that records `head` under `chain`, dropping the oldest heads beyond the cap. */
+export function recordHead(
+  ledger: SessionLedger,
+  at: number,
+  chain: string | undefined,
+  head: Head | undefined,
+): LedgerWrite {
+  if (chain === undefined || head === undefined) return { at, evict: [] };
+  const others = [...ledger.heads].filter(([id]) => id !== chain);
+  const evict = others
+    .sort(([, a], [, b]) => b.at - a.at)
+    .slice(MAX_HEADS - 1)
+    .map(([id]) => id);
+  return { at, chain, head, evict };
+}
+
+const decisions = new Map<string, Decision>([["", VERBATIM]]);
+
+/** One shared frozen array per distinct decision, so held heads cost a pointer per output. */
+export function internDecision(names: readonly ComponentName[]): Decision {
+  const key = names.join(".");
+  let decision = decisions.get(key);
+  if (decision === undefined) {
+    decision = Object.freeze([...names]);
+    if (decisions.size < 4096) decisions.set(key, decision);
+  }
+  return decision;
+}
+
+/** A head as text, for backends that keep strings (Redis). */
+export function encodeHead(head: Head): string {
+  return JSON.stringify({
+    m: head.messages,
+    t: head.tool ? 1 : 0,
+    o: head.outputs.map((decision) => decision.join(".")),
+    a: head.at,
+    ...(head.summary ? { s: [head.summary.from, head.summary.to] } : {}),
+  });
+}
+
+/** The head `text` encodes, or undefined when it is not one (a record of another version). */
+export function decodeHead(text: string): Head | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const { m, t, o, a, s } = value as Record<string, unknown>;
+  if (!isCount(m) || !Array.isArray(o) || !isCount(a)) return undefined;
+  const outputs: Decision[] = [];
+  for (const part of o) {
+    if (typeof part !== "string") return undefined;
+    const names = part === "" ? [] : part.split(".");
+    if (!names.every(isComponentName)) return undefined;
+    outputs.push(internDecision(names));
+  }
+  const summary =
+    Array.isArray(s) && s.length === 2 && isCount(s[0]) && isCount(s[1])
+      ? { from: s[0], to: s[1] }
+      : undefined;
+  return { messages: m, tool: t === 1, outputs, at: a, ...(summary ? { summary } : {}) };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
