@@ -34,6 +34,8 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** One JSON line per request when given. */
   readonly logger?: Logger;
+  /** Milliseconds clock of the session ledger's request times; tests move time by hand. */
+  readonly clock?: () => number;
 }
 
 /** Everything a route may use; built once per app. */
@@ -57,6 +59,7 @@ export function createApp(deps: AppDeps): Hono {
       config: deps.config,
       store,
       registry: deps.registry ?? components,
+      ...(deps.clock ? { clock: deps.clock } : {}),
     }),
     lifecycle: deps.lifecycle ?? new Lifecycle(),
     fetch: deps.fetch ?? fetch,

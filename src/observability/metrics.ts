@@ -94,6 +94,20 @@ export class Metrics {
     ["component", "reason"],
   );
   readonly #markers = this.#tally("cg_markers_written_total", "Markers written.", ["component"]);
+  readonly #cacheRequests = this.#tally(
+    "cg_cache_requests_total",
+    "Compactions by what they were treated as (§4a): warm (recent, unknown history, header) or cold (header, ttl, budget, policy).",
+    ["state", "reason"],
+  );
+  readonly #replayed = this.#tally(
+    "cg_cache_replayed_outputs_total",
+    "Already-sent tool outputs given back as they were returned before (frozen replays).",
+  );
+  readonly #degraded = this.#counter(
+    "cg_markers_degraded_total",
+    "Compactions whose full markers acted as off because the model could not call the expand tool, by reason.",
+    ["reason"],
+  );
   readonly #modelCalls = this.#counter(
     "cg_model_calls_total",
     "Cheap-model calls of LLM-backed components: accepted, rejected (did not verify), failed, skipped (no model).",
@@ -171,6 +185,10 @@ export class Metrics {
     }
     this.#requestTokensBefore.add("", result.tokensBefore, () => ({}));
     this.#requestTokensAfter.add("", result.tokensAfter, () => ({}));
+    const { state, reason } = result.cache;
+    this.#cacheRequests.add(`${state} ${reason}`, 1, () => ({ state, reason }));
+    if (result.replayed > 0) this.#replayed.add("", result.replayed, () => ({}));
+    if (result.markersDegraded) this.#degraded.inc({ reason: result.markersDegraded });
     const stashFailed = result.report?.stashFailure !== undefined;
     for (const component of result.report?.components ?? []) {
       const { name } = component;
@@ -226,6 +244,13 @@ export class Metrics {
       this.#markers.counter.inc({ component }, 0);
     }
     for (const reason of bailReasons) this.#expandBails.inc({ reason }, 0);
+    for (const [state, reasons] of [
+      ["warm", ["recent", "unknown", "header"]],
+      ["cold", ["header", "ttl", "budget", "policy"]],
+    ] as const) {
+      for (const reason of reasons) this.#cacheRequests.counter.inc({ state, reason }, 0);
+    }
+    this.#replayed.counter.inc(0);
     for (const operation of storeOperations) this.#storeErrors.inc({ operation }, 0);
     for (const provider of ["openai", "anthropic"]) {
       for (const delivery of ["streamed", "buffered"]) {

@@ -23,6 +23,7 @@ export function testApp(
     config,
     store,
     ...(options.registry ? { registry: options.registry } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   return { app, config, store };
 }
