@@ -1,5 +1,5 @@
 import { createApp } from "../src/app.js";
-import { Compactor } from "../src/compactor.js";
+import { type CompactOptions, Compactor } from "../src/compactor.js";
 import { components } from "../src/components/registry.js";
 import { parseConfig } from "../src/config/load.js";
 import type { ConfigInput } from "../src/config/schema.js";
@@ -38,9 +38,9 @@ export class BenchApp {
   }
 
   /** The Compactor alone: parse, scan, pipeline, stash, write back. */
-  async compactCore(body: string): Promise<Elapsed> {
+  async compactCore(body: string, options: CompactOptions = {}): Promise<Elapsed> {
     const stop = startClock();
-    await this.#core.compact(body);
+    await this.#core.compact(body, options);
     return stop();
   }
 
@@ -48,8 +48,13 @@ export class BenchApp {
    * POST /compact as a client sends it (with content-length). The clock covers the service's
    * side: from a built request to the response body read back, not the client building it.
    */
-  async compact(body: string, session?: string): Promise<CompactCall> {
+  async compact(
+    body: string,
+    session?: string,
+    extra: Readonly<Record<string, string>> = {},
+  ): Promise<CompactCall> {
     const headers: Record<string, string> = {
+      ...extra,
       "content-type": "application/json",
       "content-length": String(Buffer.byteLength(body)),
     };

@@ -5,14 +5,17 @@ import type { Mode } from "./bench-app.js";
 import type { BenchBody } from "./bench-body.js";
 import { generateCorpus } from "./corpus/generate.js";
 import { loadCorpus } from "./load-corpus.js";
+import { type CostResult, measureCost, replaySessions } from "./cost.js";
 import { type ModeResult, measureMode } from "./measure-mode.js";
-import { renderReport } from "./report-table.js";
+import { renderCost, renderReport } from "./report-table.js";
 
 const USAGE = `usage: npm run bench -- [options]
   --corpus DIR      folder of {provider, body} JSON files (default: the generated corpus)
   --sessions N      sessions of the generated corpus (default 6)
   --seed N          seed of the generated corpus (default 1)
-  --preset NAME     pipeline preset (default: the configured default, agent)
+  --preset NAME     pipeline preset of the latency passes (default: the configured default, agent)
+  --presets LIST    presets of the session cost replay (default: the preset above)
+  --no-latency      the session cost replay only
   --modes LIST      reversible,clean (default both)
   --cold-passes N   cold passes over fresh services (default 3)
   --warm-runs N     warm requests per body (default 5)
@@ -35,6 +38,8 @@ async function main(): Promise<void> {
       sessions: { type: "string" },
       seed: { type: "string" },
       preset: { type: "string" },
+      presets: { type: "string" },
+      "no-latency": { type: "boolean", default: false },
       modes: { type: "string" },
       "cold-passes": { type: "string" },
       "warm-runs": { type: "string" },
@@ -71,8 +76,15 @@ async function main(): Promise<void> {
   const bytes = bodies.reduce((sum, item) => sum + Buffer.byteLength(item.body), 0);
   console.log(`corpus: ${source}: ${bodies.length} bodies, ${(bytes / 1024).toFixed(0)} KiB`);
 
-  const results: ModeResult[] = [];
+  const sessions = replaySessions(bodies);
+  const presets = values.presets?.split(",").map((name) => name.trim()) ?? [values.preset];
+  const costs: CostResult[] = [];
   for (const mode of modes as Mode[]) {
+    for (const preset of presets) costs.push(await measureCost(sessions, mode, preset));
+  }
+  console.log(renderCost(costs));
+  const results: ModeResult[] = [];
+  for (const mode of values["no-latency"] ? [] : (modes as Mode[])) {
     results.push(
       await measureMode(bodies, {
         mode,
@@ -83,9 +95,16 @@ async function main(): Promise<void> {
       }),
     );
   }
-  console.log(renderReport(results, values.verbose));
+  if (results.length > 0) console.log(renderReport(results, values.verbose));
   if (values.json) {
-    const report = { corpus: source, bodies: bodies.length, bytes, node: process.version, results };
+    const report = {
+      corpus: source,
+      bodies: bodies.length,
+      bytes,
+      node: process.version,
+      costs,
+      results,
+    };
     writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`\nwrote ${values.json}`);
   }

@@ -1,15 +1,7 @@
 import { BenchApp, type Mode } from "./bench-app.js";
 import type { BenchBody } from "./bench-body.js";
-import {
-  type CacheFriendliness,
-  cacheFriendliness,
-  finalCheckpoints,
-  messageTexts,
-  type Savings,
-  tokenSavings,
-} from "./metrics.js";
+import { finalCheckpoints, type Savings, tokenSavings } from "./metrics.js";
 import { type Elapsed, median, medians, parseStringify } from "./timing.js";
-import { replayTurns } from "./turns.js";
 
 export interface MeasureOptions {
   readonly mode: Mode;
@@ -54,9 +46,8 @@ export interface ModeResult {
   readonly warm: PassSummary;
   readonly coldCore: PassSummary;
   readonly warmCore: PassSummary;
-  /** Message tokens over every body, and over the final checkpoint of each session. */
+  /** Message tokens of each body sent once, decided whole: what one request saves, not a session. */
   readonly savings: { readonly all: Savings; readonly final: Savings };
-  readonly cache: CacheFriendliness;
   readonly bodies: readonly BodyResult[];
 }
 
@@ -64,7 +55,8 @@ export interface ModeResult {
  * Measures one mode over a corpus: cold passes (a fresh service meets each body for the first
  * time, in corpus order), then a warm pass on the last service (its memos hold every body),
  * each next to the parse + stringify floor of the same bytes; token savings from the response
- * headers; and cache friendliness by replaying each session's final checkpoint turn by turn.
+ * headers. The cold passes send each body decided whole (`x-context-guru-cache: cold`), the
+ * warm pass sends it again as a warm turn would (every message already sent).
  */
 export async function measureMode(
   bodies: readonly BenchBody[],
@@ -73,8 +65,9 @@ export async function measureMode(
   const { mode, preset } = options;
   const floors = bodies.map((item) => parseStringify(item.body, options.floorRuns));
 
+  const cold = { "x-context-guru-cache": "cold" };
   const warmup = new BenchApp(mode, preset);
-  for (const item of bodies) await warmup.compact(item.body);
+  for (const item of bodies) await warmup.compact(item.body, undefined, cold);
 
   const coldSamples = bodies.map((): Elapsed[] => []);
   const coldCoreSamples = bodies.map((): Elapsed[] => []);
@@ -83,9 +76,9 @@ export async function measureMode(
   for (let pass = 0; pass < options.coldPasses; pass++) {
     app = new BenchApp(mode, preset);
     for (const [index, item] of bodies.entries()) {
-      const call = await app.compact(item.body);
+      const call = await app.compact(item.body, undefined, cold);
       coldSamples[index]?.push(call.elapsed);
-      coldCoreSamples[index]?.push(await app.compactCore(item.body));
+      coldCoreSamples[index]?.push(await app.compactCore(item.body, { cache: "cold" }));
       tokens.set(item.name, { before: call.tokensBefore, after: call.tokensAfter });
     }
   }
@@ -130,7 +123,6 @@ export async function measureMode(
       all: tokenSavings(counts(bodies)),
       final: tokenSavings(counts(finalCheckpoints(bodies))),
     },
-    cache: await replaySessions(bodies, mode, preset),
     bodies: results,
   };
 }
@@ -152,23 +144,4 @@ function summarise(
     totalMs: compact,
     medianWallMs: median(results.map((result) => pass(result).wallMs)),
   };
-}
-
-/** Each session's final checkpoint replayed turn by turn on one fresh service, one session id each. */
-async function replaySessions(
-  bodies: readonly BenchBody[],
-  mode: Mode,
-  preset: string | undefined,
-): Promise<CacheFriendliness> {
-  const app = new BenchApp(mode, preset);
-  const sessions: string[][][] = [];
-  for (const [index, final] of finalCheckpoints(bodies).entries()) {
-    const turns: string[][] = [];
-    for (const turn of replayTurns(final.provider, final.body)) {
-      const call = await app.compact(turn, `bench-session-${index}`);
-      turns.push(messageTexts(call.text));
-    }
-    sessions.push(turns);
-  }
-  return cacheFriendliness(sessions);
 }

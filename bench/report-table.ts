@@ -1,3 +1,5 @@
+import type { CostResult } from "./cost.js";
+import { change, type Schedule, worstSession } from "./cost-replay.js";
 import type { ModeResult, PassSummary } from "./measure-mode.js";
 import type { Savings } from "./metrics.js";
 
@@ -88,14 +90,60 @@ export function renderReport(results: readonly ModeResult[], verbose: boolean): 
       ),
       "",
       table(
-        ["message tokens", "before", "after", "saved"],
+        [
+          "message tokens of one request decided whole (not a session's cost)",
+          "before",
+          "after",
+          "saved",
+        ],
         [
           savings("all bodies", result.savings.all),
           savings("final checkpoints", result.savings.final),
         ],
       ),
-      "",
-      `cache friendliness: ${percent(result.cache.average)} of already-sent messages unchanged on the next turn (mean of ${result.cache.transitions} steps; pooled ${percent(result.cache.pooled)}; unchanged prefix ${percent(result.cache.prefix)})`,
+    );
+  }
+  return blocks.join("\n");
+}
+
+const signed = (share: number) => `${share > 0 ? "+" : ""}${(share * 100).toFixed(1)}%`;
+const SCHEDULE_LABELS: Readonly<Record<Schedule, string>> = {
+  warm: "always warm",
+  "cold-every-10": "cold on turn 1 and every 10th",
+  cold: "every turn cold",
+};
+
+/**
+ * The headline (SPEC §11): per mode and preset, the cost of whole sessions against sending them
+ * uncompacted, under each cache schedule; warm prefix breaks; the worst session; and the
+ * prompt tokens of each session's last turn.
+ */
+export function renderCost(results: readonly CostResult[]): string {
+  const blocks: string[] = [];
+  for (const result of results) {
+    blocks.push(
+      `\n== session cost against bypass: mode ${result.mode}, preset ${result.preset} (${result.sessions} sessions, ${result.turns} turns) ==`,
+      table(
+        [
+          "schedule",
+          "vLLM prefill",
+          "Anthropic",
+          "warm prefix breaks",
+          "worst session",
+          "last-turn prompt tokens",
+        ],
+        result.schedules.map((cost) => {
+          const worst = worstSession(cost);
+          return [
+            SCHEDULE_LABELS[cost.schedule],
+            signed(change(cost.compacted.vllm, cost.bypass.vllm)),
+            signed(change(cost.compacted.anthropic, cost.bypass.anthropic)),
+            `${cost.breaks} of ${cost.warmTurns}`,
+            worst ? `${worst.name} ${signed(worst.change)}` : "n/a",
+            `${cost.compacted.finalTokens} vs ${cost.bypass.finalTokens}`,
+          ];
+        }),
+      ),
     );
   }
   return blocks.join("\n");

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  cacheFriendliness,
-  finalCheckpoints,
-  messageTexts,
-  tokenSavings,
-} from "../../bench/metrics.js";
+import { finalCheckpoints, messageTexts, tokenSavings } from "../../bench/metrics.js";
 
 describe("tokenSavings", () => {
   it.each([
@@ -32,48 +27,6 @@ describe("finalCheckpoints", () => {
       { session: "b", name: "b2" },
     ];
     expect(finalCheckpoints(bodies).map((body) => body.name)).toEqual(["a2", "b2", "c1"]);
-  });
-});
-
-describe("cacheFriendliness", () => {
-  it.each([
-    ["no sessions", [], { transitions: 0, average: null, pooled: null, prefix: null }],
-    [
-      "one turn only",
-      [[["a", "b"]]],
-      { transitions: 0, average: null, pooled: null, prefix: null },
-    ],
-    [
-      "append-only turns",
-      [
-        [
-          ["s", "u"],
-          ["s", "u", "x"],
-          ["s", "u", "x", "y"],
-        ],
-      ],
-      { transitions: 2, average: 1, pooled: 1, prefix: 1 },
-    ],
-    [
-      // a→b: 2 of 2 kept; b→c: 3 of 4 kept (message 1 rewritten); x→y: 0 of 1 kept.
-      "a rewritten message and a replaced session",
-      [
-        [
-          ["a", "b"],
-          ["a", "b", "c", "d"],
-          ["a", "B", "c", "d", "e", "f"],
-        ],
-        [["x"], ["y", "z"]],
-      ],
-      { transitions: 3, average: (1 + 0.75 + 0) / 3, pooled: 5 / 7, prefix: (1 + 0.25 + 0) / 3 },
-    ],
-  ])("%s", (_, sessions, expected) => {
-    const result = cacheFriendliness(sessions);
-    expect(result.transitions).toBe(expected.transitions);
-    for (const key of ["average", "pooled", "prefix"] as const) {
-      if (expected[key] === null) expect(result[key]).toBeNull();
-      else expect(result[key]).toBeCloseTo(expected[key] as number, 12);
-    }
   });
 });
 

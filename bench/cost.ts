@@ -1,0 +1,57 @@
+import { BenchApp, type Mode } from "./bench-app.js";
+import type { BenchBody } from "./bench-body.js";
+import { type ReplaySession, replayCost, SCHEDULES, type ScheduleCost } from "./cost-replay.js";
+import { finalCheckpoints } from "./metrics.js";
+import { PromptTokens } from "./prompt-tokens.js";
+import { replayTurns } from "./turns.js";
+
+export interface CostResult {
+  readonly mode: Mode;
+  readonly preset: string;
+  readonly sessions: number;
+  readonly turns: number;
+  readonly schedules: readonly ScheduleCost[];
+}
+
+/** The sessions of a corpus: each one's final checkpoint, replayed turn by turn. */
+export function replaySessions(bodies: readonly BenchBody[]): ReplaySession[] {
+  return finalCheckpoints(bodies).map((body) => ({
+    name: body.name,
+    provider: body.provider,
+    turns: replayTurns(body.provider, body.body),
+  }));
+}
+
+/**
+ * The session cost replay of SPEC §11 for one mode and preset: every schedule on a fresh
+ * service, each session under its own key, cold turns sent with `x-context-guru-cache: cold`.
+ */
+export async function measureCost(
+  sessions: readonly ReplaySession[],
+  mode: Mode,
+  preset: string | undefined,
+  prompts = new PromptTokens(),
+): Promise<CostResult> {
+  const schedules: ScheduleCost[] = [];
+  for (const schedule of SCHEDULES) {
+    const app = new BenchApp(mode, preset);
+    schedules.push(
+      await replayCost(
+        sessions,
+        schedule,
+        async (session, turn, { cold }) => {
+          const headers: Record<string, string> = cold ? { "x-context-guru-cache": "cold" } : {};
+          return (await app.compact(turn, `cost-${schedule}-${session.name}`, headers)).text;
+        },
+        prompts,
+      ),
+    );
+  }
+  return {
+    mode,
+    preset: preset ?? "agent",
+    sessions: sessions.length,
+    turns: sessions.reduce((sum, session) => sum + session.turns.length, 0),
+    schedules,
+  };
+}

@@ -1,0 +1,49 @@
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { isRecord } from "../src/wire/detect.js";
+import { scanBody } from "../src/wire/json-scan.js";
+import { messagesView } from "../src/wire/message-views.js";
+import { contentText } from "../src/wire/transcript.js";
+import type { Provider } from "../src/wire/types.js";
+
+/**
+ * The prompt a model server sees for a request body, as o200k_base tokens (SPEC §11): the tool
+ * definitions, the system text, then each message as its role and what the model reads of it.
+ * Each part is encoded on its own, as a chat template separates them with special tokens, so a
+ * message that did not change keeps its tokens whatever follows it.
+ */
+export class PromptTokens {
+  readonly #memo = new Map<string, readonly number[]>();
+
+  of(provider: Provider, text: string): number[] {
+    const body: unknown = JSON.parse(text);
+    const scan = scanBody(text);
+    if (!isRecord(body) || !Array.isArray(body.messages) || !scan) {
+      throw new Error("body has no messages array");
+    }
+    const parts: string[] = [];
+    const tools = scan.members.get("tools");
+    if (tools) parts.push(`[tools]\n${text.slice(tools.start, tools.end)}`);
+    if (body.system !== undefined) parts.push(`[system]\n${contentText(body.system)}`);
+    for (const message of messagesView(provider, body.messages, scan, text).messages) {
+      parts.push(`[${message.role}]\n${message.text}`);
+    }
+    const tokens: number[] = [];
+    for (const part of parts) {
+      let encoded = this.#memo.get(part);
+      if (!encoded) {
+        encoded = encode(part);
+        this.#memo.set(part, encoded);
+      }
+      for (const token of encoded) tokens.push(token);
+    }
+    return tokens;
+  }
+}
+
+/** Length of the longest common prefix of two token lists. */
+export function commonPrefix(a: readonly number[], b: readonly number[]): number {
+  const end = Math.min(a.length, b.length);
+  let at = 0;
+  while (at < end && a[at] === b[at]) at++;
+  return at;
+}
