@@ -18,6 +18,7 @@ import { metricsRoute } from "./routes/metrics.js";
 import { openapiRoute } from "./routes/openapi.js";
 import { proxyRoutes } from "./routes/proxy.js";
 import { rehydrateRoutes } from "./routes/rehydrate.js";
+import { unmatchedHandler } from "./routes/unmatched.js";
 import type { Store } from "./store/types.js";
 
 export interface AppDeps {
@@ -95,7 +96,7 @@ export function createApp(deps: AppDeps): Hono {
   );
   app.route("/", metricsRoute(metrics));
   app.route("/", openapiRoute());
-  app.notFound((c) => c.json({ error: "not found" }, 404));
+  app.notFound(unmatchedHandler(app));
   app.onError((_error, c) => c.json({ error: "internal error" }, 500));
   return app;
 }
