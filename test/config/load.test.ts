@@ -104,7 +104,7 @@ describe("configuration", () => {
 
   it.each([
     ["PORT", "99999", "server.port"],
-    ["PROBE_PORT", "0", "server.probe_port"],
+    ["PROBE_PORT", "70000", "server.probe_port"],
     ["MARKER_MODE", "partial", "marker_mode"],
     ["STORE_BACKEND", "etcd", "store.backend"],
     ["PRESET", "turbo", "preset"],
