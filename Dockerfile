@@ -30,4 +30,6 @@ COPY configs ./configs
 # The image's own non-root user (node, uid 1000), numeric so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 EXPOSE 4000
-CMD ["node", "dist/src/server.js"]
+# Arguments after the image name (docker run, or a container's args in Kubernetes) go to the
+# server: `--config /app/configs/llmd-clean.yaml`, the file alone, or `--help`.
+ENTRYPOINT ["node", "dist/src/server.js"]

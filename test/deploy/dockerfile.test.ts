@@ -94,7 +94,9 @@ describe("Dockerfile", () => {
       build.compilerOptions.outDir,
       posix.relative(rootDir, "src/server.ts").replace(/\.ts$/, ".js"),
     );
-    expect(JSON.parse(args(runtime, "CMD")[0] ?? "[]")).toEqual(["node", entry]);
+    // An entrypoint, so arguments given to the container reach the server (`--config FILE`).
+    expect(JSON.parse(args(runtime, "ENTRYPOINT")[0] ?? "[]")).toEqual(["node", entry]);
+    expect(args(runtime, "CMD")).toEqual([]);
   });
 
   it("ships openapi.yaml where the compiled route finds it", () => {
