@@ -217,3 +217,29 @@ describe("overlays", () => {
     ]);
   });
 });
+
+describe("k8s/examples/sidecar", () => {
+  it("runs the compactor as a native sidecar that starts before the coordinator", () => {
+    const objects = render("examples/sidecar");
+    const coordinator = deployments(objects).find(
+      (item) => item.metadata.name === "llm-d-coordinator",
+    );
+    const pod = coordinator ? podOf(coordinator) : undefined;
+    const sidecar = pod?.initContainers?.[0];
+    expect({
+      name: sidecar?.name,
+      image: sidecar?.image,
+      restartPolicy: sidecar?.restartPolicy,
+      startup: sidecar?.startupProbe?.httpGet?.path,
+      readiness: sidecar?.readinessProbe,
+      main: pod?.containers.map((item) => item.name),
+    }).toEqual({
+      name: "compactor",
+      image: "cg-compactor:0.1.0",
+      restartPolicy: "Always",
+      startup: "/livez",
+      readiness: undefined,
+      main: ["coordinator"],
+    });
+  });
+});
