@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseCommandLine } from "../../src/cli/args.js";
+import { environmentNames } from "../../scripts/config-table.js";
+import { parseCommandLine, usage } from "../../src/cli/args.js";
 
 describe("the server's command line", () => {
   it.each<[string[], ReturnType<typeof parseCommandLine>]>([
@@ -34,4 +35,11 @@ describe("the server's command line", () => {
       expect(command.kind === "error" && command.message).toMatch(/option|argument/i);
     },
   );
+
+  it("the usage names every environment override", () => {
+    const listed = usage.slice(usage.indexOf("Environment overrides"));
+    expect(environmentNames.filter((name) => !new RegExp(`\\b${name}\\b`).test(listed))).toEqual(
+      [],
+    );
+  });
 });
