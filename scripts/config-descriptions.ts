@@ -87,7 +87,10 @@ export const descriptions: Readonly<Record<string, string>> = {
   "limits.max_header_bytes": "Largest request header block.",
   "auth.token": "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set.",
   "server.port": "Listening port.",
-  "server.host": "Listening address.",
+  "server.host":
+    "Listening address of every route. `127.0.0.1` keeps a sidecar reachable from its own pod only.",
+  "server.probe_port":
+    "When set, a second listener on all interfaces serving only `/livez`, `/healthz`, `/readyz` and `/metrics`, for the kubelet and Prometheus when `server.host` is loopback.",
   "server.shutdown_timeout_ms":
     "After SIGTERM: readiness turns false and in-flight requests drain for at most this long.",
   "log.level": "Log level of the JSON logs (one line per request at `info`).",

@@ -43,6 +43,8 @@ export const environmentNames = [
   "LOG_LEVEL",
   "BODY_LIMIT",
   "AUTH_TOKEN",
+  "STORE_HASH_KEY",
+  "PROBE_PORT",
 ] as const;
 
 /** Which key each environment variable overrides, found by asking the loader itself. */

@@ -7,8 +7,10 @@ import { Lifecycle } from "./lifecycle/lifecycle.js";
 import { httpMetrics } from "./observability/http-metrics.js";
 import type { Logger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
+import { logModelFailures } from "./observability/model-call-log.js";
 import { observedStore } from "./observability/observed-store.js";
 import { requestLog } from "./observability/request-log.js";
+import { withUpstreamFailureLog } from "./observability/upstream-failure-log.js";
 import type { Registry } from "./pipeline/run.js";
 import type { ProxyEvents } from "./proxy/events.js";
 import { compactRoutes } from "./routes/compact.js";
@@ -18,6 +20,7 @@ import { metricsRoute } from "./routes/metrics.js";
 import { openapiRoute } from "./routes/openapi.js";
 import { proxyRoutes } from "./routes/proxy.js";
 import { rehydrateRoutes } from "./routes/rehydrate.js";
+import { unmatchedHandler } from "./routes/unmatched.js";
 import type { Store } from "./store/types.js";
 
 export interface AppDeps {
@@ -42,7 +45,7 @@ export interface AppDeps {
 export interface Services {
   readonly config: Config;
   readonly store: Store;
-  readonly compactor: Compactor;
+  readonly compactor: Pick<Compactor, "compact" | "hash">;
   readonly lifecycle: Lifecycle;
   readonly fetch: typeof fetch;
   readonly metrics: Metrics;
@@ -52,15 +55,24 @@ export interface Services {
 export function createApp(deps: AppDeps): Hono {
   const metrics = deps.metrics ?? new Metrics({ store: deps.store, processMetrics: false });
   const store = observedStore(deps.store, metrics);
+  const compactor = new Compactor({
+    config: deps.config,
+    store,
+    registry: deps.registry ?? components,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
+  const { logger } = deps;
   const services: Services = {
     config: deps.config,
     store,
-    compactor: new Compactor({
-      config: deps.config,
-      store,
-      registry: deps.registry ?? components,
-      ...(deps.clock ? { clock: deps.clock } : {}),
-    }),
+    compactor: {
+      hash: compactor.hash,
+      compact: (...args) =>
+        compactor.compact(...args).then((result) => {
+          if (logger) logModelFailures(logger, result);
+          return result;
+        }),
+    },
     lifecycle: deps.lifecycle ?? new Lifecycle(),
     fetch: deps.fetch ?? fetch,
     metrics,
@@ -93,12 +105,12 @@ export function createApp(deps: AppDeps): Hono {
     proxyRoutes({
       ...services,
       compactor: observed,
-      proxyEvents: deps.proxyEvents ?? metrics.proxyEvents(),
+      proxyEvents: withUpstreamFailureLog(deps.proxyEvents ?? metrics.proxyEvents(), logger),
     }),
   );
   app.route("/", metricsRoute(metrics));
   app.route("/", openapiRoute());
-  app.notFound((c) => c.json({ error: "not found" }, 404));
+  app.notFound(unmatchedHandler(app));
   app.onError((_error, c) => c.json({ error: "internal error" }, 500));
   return app;
 }

@@ -1,22 +1,29 @@
-import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
+import { parseCommandLine, usage } from "./cli/args.js";
 import { loadConfig } from "./config/load.js";
+import { configWarnings } from "./config/warnings.js";
 import { ConfigError } from "./errors/config-error.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
 import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
+import { createProbeApp } from "./probe-app.js";
 import { createStore } from "./store/create.js";
 
 /** The server entry: read config once, serve, drain on SIGTERM/SIGINT (§10). */
 function main(): void {
-  const { values } = parseArgs({
-    options: { config: { type: "string" } },
-    allowPositionals: false,
-  });
+  const command = parseCommandLine(process.argv.slice(2));
+  if (command.kind === "help") {
+    process.stdout.write(usage);
+    process.exit(0);
+  }
+  if (command.kind === "error") {
+    process.stderr.write(`cg-compactor: ${command.message}\n\n${usage}`);
+    process.exit(2);
+  }
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig({ file: values.config ?? process.env.CONFIG_FILE, env: process.env });
+    config = loadConfig({ file: command.configFile ?? process.env.CONFIG_FILE, env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`cg-compactor: ${error.message}\n`);
@@ -27,6 +34,8 @@ function main(): void {
 
   const lifecycle = new Lifecycle();
   const logger = createLogger({ level: config.log.level });
+  for (const warning of configWarnings(config))
+    logger.warn({ keys: warning.keys }, warning.message);
   const store = createStore(config.store, {
     onError: (error) => {
       metrics.storeError("connection");
@@ -53,6 +62,28 @@ function main(): void {
     },
   );
 
+  const listenFailed = (role: string) => (error: NodeJS.ErrnoException) => {
+    process.stderr.write(`cg-compactor: cannot listen (${role}): ${error.code ?? error.message}\n`);
+    process.exit(1);
+  };
+  server.on("error", listenFailed(`server.port ${config.server.port}`));
+  const probes =
+    config.server.probe_port === undefined
+      ? undefined
+      : serve(
+          {
+            fetch: createProbeApp({ config, store, lifecycle, metrics }).fetch,
+            port: config.server.probe_port,
+            hostname: "0.0.0.0",
+          },
+          (info) => {
+            process.stdout.write(
+              `${JSON.stringify({ level: "info", msg: "probes listening", address: info.address, port: info.port })}\n`,
+            );
+          },
+        );
+  probes?.on("error", listenFailed(`server.probe_port ${config.server.probe_port}`));
+
   const shutdown = (signal: NodeJS.Signals) => {
     if (lifecycle.draining) return;
     lifecycle.beginDrain();
@@ -62,6 +93,7 @@ function main(): void {
     }, config.server.shutdown_timeout_ms);
     force.unref();
     server.close(() => {
+      probes?.close();
       store.close().finally(() => process.exit(0));
     });
     if ("closeIdleConnections" in server) server.closeIdleConnections();

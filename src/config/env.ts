@@ -19,6 +19,8 @@ const overrides: ReadonlyArray<{ name: string; path: string[]; read: (text: stri
     { name: "LOG_LEVEL", path: ["log", "level"], read: String },
     { name: "BODY_LIMIT", path: ["limits", "body_bytes"], read: byteSize },
     { name: "AUTH_TOKEN", path: ["auth", "token"], read: String },
+    { name: "STORE_HASH_KEY", path: ["store", "hash_key"], read: String },
+    { name: "PROBE_PORT", path: ["server", "probe_port"], read: integer },
   ];
 
 /** Returns a copy of `raw` with every set environment override written in. */
@@ -36,6 +38,19 @@ export function applyEnv(raw: Raw, env: Env): Raw {
     setPath(result, path, value, name);
   }
   return result;
+}
+
+/**
+ * The config keys the set environment variables override (`server.port` → `PORT`), so an error
+ * in a value that came from the environment names the variable the operator set.
+ */
+export function envSources(env: Env): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const { name, path } of overrides) {
+    const text = env[name];
+    if (text !== undefined && text !== "") sources.set(path.join("."), name);
+  }
+  return sources;
 }
 
 function setPath(target: Raw, path: readonly string[], value: unknown, name: string): void {

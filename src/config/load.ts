@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/config-error.js";
-import { applyEnv } from "./env.js";
+import { applyEnv, envSources } from "./env.js";
 import { validatePipeline } from "./presets.js";
 import { type Config, configSchema } from "./schema.js";
 
@@ -15,15 +15,35 @@ export interface LoadOptions {
 /** Reads, overrides and validates the configuration once, at boot. Throws ConfigError. */
 export function loadConfig({ file, env = {} }: LoadOptions = {}): Config {
   const fromFile = file ? readYaml(file) : {};
-  return parseConfig(applyEnv(fromFile, env));
+  return parseConfig(applyEnv(fromFile, env), envSources(env));
 }
 
-/** Validates a raw config tree (file contents with overrides applied). Throws ConfigError. */
-export function parseConfig(raw: unknown): Config {
-  const result = configSchema.safeParse(raw);
-  if (!result.success) throw toConfigError(result.error);
-  validatePipeline(result.data);
-  return result.data;
+/**
+ * Validates a raw config tree (file contents with overrides applied). Throws ConfigError, naming
+ * the environment variable when the bad value came from one (`sources`: key → variable).
+ */
+export function parseConfig(
+  raw: unknown,
+  sources: ReadonlyMap<string, string> = new Map(),
+): Config {
+  try {
+    const result = configSchema.safeParse(raw);
+    if (!result.success) throw toConfigError(result.error);
+    validatePipeline(result.data);
+    return result.data;
+  } catch (error) {
+    throw error instanceof ConfigError ? namedBySource(error, sources) : error;
+  }
+}
+
+/** `config server.port: …` → `config PORT: … (server.port)` when PORT set that key. */
+function namedBySource(error: ConfigError, sources: ReadonlyMap<string, string>): ConfigError {
+  for (const [key, name] of sources) {
+    if (error.key === key || error.key.startsWith(`${key}.`)) {
+      return new ConfigError(name, `${error.detail} (${error.key})`, { cause: error });
+    }
+  }
+  return error;
 }
 
 function readYaml(file: string): Record<string, unknown> {

@@ -173,6 +173,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       port: z.number().int().min(0).max(65535).default(4000),
       host: z.string().min(1).default("0.0.0.0"),
+      /** A second listener on every interface that serves only the probes and /metrics. */
+      probe_port: z.number().int().min(0).max(65535).optional(),
       /** How long in-flight requests may drain after SIGTERM before the process exits. */
       shutdown_timeout_ms: positive.default(8_000),
     })

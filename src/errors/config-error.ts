@@ -3,9 +3,10 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
   constructor(
     readonly key: string,
-    message: string,
+    /** What is wrong with it, without the key. */
+    readonly detail: string,
     options?: ErrorOptions,
   ) {
-    super(`config ${key}: ${message}`, options);
+    super(`config ${key}: ${detail}`, options);
   }
 }

@@ -1,3 +1,5 @@
+import { causeCode } from "../errors/cause-code.js";
+
 /** Why a model call gave no usable answer; reported per call (§4 run report), never thrown past a component. */
 export type ModelFailure =
   | "not_configured"
@@ -60,11 +62,12 @@ export class ModelAbortedError extends ModelError {
   }
 }
 
-/** The connection failed. */
+/** The connection failed; the message carries the socket's error code (`ECONNREFUSED`), no address. */
 export class ModelUnreachableError extends ModelError {
   override readonly name = "ModelUnreachableError";
   constructor(options: ErrorOptions & { cause: unknown }) {
-    super("unreachable", "model endpoint unreachable", options);
+    const code = causeCode(options.cause);
+    super("unreachable", `model endpoint unreachable${code ? ` (${code})` : ""}`, options);
   }
 }
 

@@ -17,6 +17,15 @@ export interface ProxyEvents {
   /** An expand id could not be given back (unknown, expired, not in the request, malformed). */
   onMiss?(): void;
   onBail?(reason: BailReason): void;
+  /**
+   * The upstream gave no usable response and the client got `502` (unreachable, or it broke off
+   * mid-response) or `504` (no headers in time); `cause` is the socket's error code when known.
+   */
+  onUpstreamFailure?(info: {
+    readonly provider: Provider;
+    readonly status: 502 | 504;
+    readonly cause: string | undefined;
+  }): void;
   /** The client got its response: streamed through, or buffered (JSON, or an SSE replay). */
   onResponse?(info: { readonly provider: Provider; readonly streamed: boolean }): void;
 }

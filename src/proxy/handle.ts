@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.js";
+import { causeCode } from "../errors/cause-code.js";
 import type { Store } from "../store/types.js";
 import type { UpstreamClient } from "../upstream/client.js";
 import {
@@ -74,10 +75,16 @@ export async function handleProxy(
       headers,
     });
   } catch (error) {
-    if (error instanceof UpstreamTimeoutError) return errorResponse(504, error.message);
+    const failed = (status: 502 | 504, cause = causeCode(error)) =>
+      context.events.onUpstreamFailure?.({ provider, status, cause });
+    if (error instanceof UpstreamTimeoutError) {
+      failed(504, "first_byte_timeout");
+      return errorResponse(504, error.message);
+    }
     if (error instanceof ClientGoneError || request.signal.aborted) {
       return errorResponse(499, "client disconnected");
     }
+    failed(502);
     if (error instanceof UpstreamUnreachableError) return errorResponse(502, error.message);
     // A body that broke off after its headers: the upstream went away mid-response.
     return errorResponse(502, new UpstreamUnreachableError().message);

@@ -6,6 +6,7 @@ import type { CompactResult } from "../compactor.js";
 import { credentialHeaders } from "../model/credential-headers.js";
 import { parseProviderChoice } from "../wire/detect.js";
 import { limitBody } from "./body-limit.js";
+import { decodeBody } from "./content-encoding.js";
 
 const JSON_TYPE = "application/json";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -21,7 +22,8 @@ function original(bytes: Uint8Array): Response {
  */
 export function compactRoutes({ config, compactor, metrics }: Services): Hono {
   const app = new Hono();
-  app.post("/compact", limitBody(config.limits.body_bytes), async (c) => {
+  const limit = config.limits.body_bytes;
+  app.post("/compact", limitBody(limit), decodeBody(limit), async (c) => {
     const bytes = new Uint8Array(await c.req.arrayBuffer());
     if (c.req.header("x-context-guru-bypass")?.toLowerCase() === "true") return original(bytes);
     const provider = parseProviderChoice(c.req.query("provider"));

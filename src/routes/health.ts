@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Services } from "../app.js";
 
 /** Liveness, readiness (false while draining or while a required store is unreachable). */
-export function healthRoutes({ lifecycle, store }: Services): Hono {
+export function healthRoutes({ lifecycle, store }: Pick<Services, "lifecycle" | "store">): Hono {
   const app = new Hono();
   const live = () =>
     new Response('{"status":"ok"}', { headers: { "content-type": "application/json" } });

@@ -5,6 +5,7 @@ import type { ProxyEvents } from "../proxy/events.js";
 import { handleProxy, type ProxyContext } from "../proxy/handle.js";
 import type { Store } from "../store/types.js";
 import { UpstreamClient } from "../upstream/client.js";
+import { breakOnBodyError } from "./body-break.js";
 import { limitBody } from "./body-limit.js";
 
 export interface ProxyDeps {
@@ -32,7 +33,11 @@ export function proxyRoutes(deps: ProxyDeps): Hono {
   };
   const limit = limitBody(config.limits.body_bytes);
   const app = new Hono();
-  app.post("/v1/chat/completions", limit, (c) => handleProxy(context, "openai", c.req.raw));
-  app.post("/v1/messages", limit, (c) => handleProxy(context, "anthropic", c.req.raw));
+  app.post("/v1/chat/completions", limit, async (c) =>
+    breakOnBodyError(c, await handleProxy(context, "openai", c.req.raw)),
+  );
+  app.post("/v1/messages", limit, async (c) =>
+    breakOnBodyError(c, await handleProxy(context, "anthropic", c.req.raw)),
+  );
   return app;
 }

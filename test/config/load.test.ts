@@ -102,6 +102,47 @@ describe("configuration", () => {
     expect(keyOf(() => loadConfig({ env: { [name]: value } }))).toBe(name);
   });
 
+  it.each([
+    ["PORT", "99999", "server.port"],
+    ["PROBE_PORT", "70000", "server.probe_port"],
+    ["MARKER_MODE", "partial", "marker_mode"],
+    ["STORE_BACKEND", "etcd", "store.backend"],
+    ["PRESET", "turbo", "preset"],
+    ["PIPELINE", "format, shrink", "pipeline"],
+    ["OPENAI_BASE_URL", "not a url", "upstream.openai.base_url"],
+    ["LOG_LEVEL", "loud", "log.level"],
+    ["AUTH_TOKEN", "short", "auth.token"],
+    ["STORE_HASH_KEY", "short", "store.hash_key"],
+  ])("a %s the schema refuses names the variable and the key it sets", (name, value, key) => {
+    let error: unknown;
+    try {
+      loadConfig({ env: { [name]: value } });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { key: named, message } = error as ConfigError;
+    expect(named).toBe(name);
+    expect(message).toMatch(new RegExp(`^config ${name}: .+ \\(${key.replaceAll(".", "\\.")}\\)$`));
+  });
+
+  it("a bad value in the file still names its key while other variables are set", () => {
+    const file = yamlFile("server:\n  port: 99999\n");
+    expect(keyOf(() => loadConfig({ file, env: { HOST: "127.0.0.1", PROBE_PORT: "4001" } }))).toBe(
+      "server.port",
+    );
+  });
+
+  it("STORE_HASH_KEY and PROBE_PORT set their keys", () => {
+    const config = loadConfig({
+      env: { STORE_HASH_KEY: "0123456789abcdef0123", PROBE_PORT: "4001" },
+    });
+    expect([config.store.hash_key, config.server.probe_port]).toEqual([
+      "0123456789abcdef0123",
+      4001,
+    ]);
+  });
+
   it("a file that is not YAML or not a mapping names config_file", () => {
     expect(keyOf(() => loadConfig({ file: yamlFile("a: [unclosed") }))).toBe("config_file");
     expect(keyOf(() => loadConfig({ file: yamlFile("- a\n- b\n") }))).toBe("config_file");

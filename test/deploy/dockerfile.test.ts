@@ -36,13 +36,37 @@ const runtime = all.at(-1) as Stage;
 const args = (stage: Stage, op: string) =>
   stage.instructions.filter((item) => item.op === op).map((item) => item.args);
 
+/** package.json's `engines.node`: caret ranges joined by `||` (`^20.19.0 || ^26.0.0`). */
+const engines: string = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")).engines
+  .node;
+const ranges = engines.split("||").map((range) => {
+  const match = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(range.trim());
+  if (!match) throw new Error(`engines.node: ${range} is not a caret range`);
+  return match.slice(1).map(Number) as [number, number, number];
+});
+const allows = (version: string) => {
+  const [major = 0, minor = 0, patch = 0] = version.replace(/^v/, "").split(".").map(Number);
+  return ranges.some(
+    ([rMajor, rMinor, rPatch]) =>
+      major === rMajor && (minor > rMinor || (minor === rMinor && patch >= rPatch)),
+  );
+};
+
 describe("Dockerfile", () => {
-  it("builds every stage from node:20-slim", () => {
+  it("builds every stage from node:26-slim, the current LTS line", () => {
     expect(all.map((stage) => stage.from.split(" ")[0])).toEqual([
-      "node:20-slim",
-      "node:20-slim",
-      "node:20-slim",
+      "node:26-slim",
+      "node:26-slim",
+      "node:26-slim",
     ]);
+  });
+
+  it("keeps engines honest: the Node CI tests and the image's Node, nothing else", () => {
+    const imageMajor = Number(/^node:(\d+)-/.exec(all[0]?.from ?? "")?.[1]);
+    // 20: the Node CI runs the suite on (the machine's); the other line is the image's.
+    expect(ranges.map(([major]) => major)).toEqual([20, imageMajor]);
+    expect(allows(process.version)).toBe(true);
+    expect(["21.0.0", "22.12.0", "24.0.0", "20.0.0"].filter(allows)).toEqual([]);
   });
 
   it("installs with npm ci and compiles with npm run build", () => {
@@ -70,7 +94,9 @@ describe("Dockerfile", () => {
       build.compilerOptions.outDir,
       posix.relative(rootDir, "src/server.ts").replace(/\.ts$/, ".js"),
     );
-    expect(JSON.parse(args(runtime, "CMD")[0] ?? "[]")).toEqual(["node", entry]);
+    // An entrypoint, so arguments given to the container reach the server (`--config FILE`).
+    expect(JSON.parse(args(runtime, "ENTRYPOINT")[0] ?? "[]")).toEqual(["node", entry]);
+    expect(args(runtime, "CMD")).toEqual([]);
   });
 
   it("ships openapi.yaml where the compiled route finds it", () => {

@@ -1,21 +1,24 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Deployment } from "kubernetes-models/apps/v1";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import type { IContainer } from "kubernetes-models/v1";
 import { ConfigMap, Service, ServiceAccount } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { parseConfig } from "../../src/config/load.js";
-import type { Config } from "../../src/config/schema.js";
 import {
-  kubectlAvailable,
-  type Manifest,
-  renderPlain,
-  renderWithKubectl,
-} from "./kustomize-render.js";
+  compactorConfig,
+  compactorOf,
+  containersOf,
+  deployments,
+  k8s,
+  podOf,
+  render,
+  root,
+} from "./k8s-objects.js";
+import { kubectlAvailable, type Manifest, renderWithKubectl } from "./kustomize-render.js";
 
-const root = resolve(import.meta.dirname, "../..");
-const k8s = resolve(root, "k8s");
 const withKubectl = kubectlAvailable();
 if (!withKubectl) console.warn("kubectl not found: `kubectl kustomize` rendering is skipped");
 
@@ -24,61 +27,58 @@ const models: Record<string, (object: Manifest) => { validate(): void }> = {
   Service: (object) => new Service(object as never),
   ConfigMap: (object) => new ConfigMap(object as never),
   ServiceAccount: (object) => new ServiceAccount(object as never),
+  NetworkPolicy: (object) => new NetworkPolicy(object as never),
 };
 
 /** Every kustomization, with the mode its compactor config must be in. */
 const targets = [
-  { dir: "base", store: "memory", markers: "full", copyOf: "default.yaml" },
-  { dir: "overlays/clean", store: "off", markers: "off", copyOf: "llmd-clean.yaml" },
-  { dir: "overlays/reversible", store: "memory", markers: "full", copyOf: "reversible.yaml" },
+  { dir: "base", store: "memory", markers: "full", copyOf: "default.yaml", sidecar: false },
+  {
+    dir: "overlays/clean",
+    store: "off",
+    markers: "off",
+    copyOf: "llmd-clean.yaml",
+    sidecar: false,
+  },
+  {
+    dir: "overlays/reversible",
+    store: "memory",
+    markers: "full",
+    copyOf: "reversible.yaml",
+    sidecar: false,
+  },
   {
     dir: "overlays/reversible-redis",
     store: "redis",
     markers: "full",
     copyOf: "reversible-redis.yaml",
+    sidecar: false,
   },
-  { dir: "examples/sidecar", store: "off", markers: "off", copyOf: "llmd-clean.yaml" },
+  {
+    dir: "overlays/reversible-proxy",
+    store: "memory",
+    markers: "full",
+    copyOf: "reversible-proxy.yaml",
+    sidecar: false,
+  },
+  {
+    dir: "examples/llm-d-coordinator",
+    store: "off",
+    markers: "off",
+    copyOf: "llmd-clean.yaml",
+    sidecar: false,
+  },
+  {
+    dir: "examples/sidecar",
+    store: "off",
+    markers: "off",
+    copyOf: "llmd-clean.yaml",
+    sidecar: true,
+  },
 ] as const;
 
-type Pod = {
-  terminationGracePeriodSeconds?: number;
-  securityContext?: { runAsNonRoot?: boolean };
-  containers: IContainer[];
-  initContainers?: IContainer[];
-  volumes?: Array<{ name: string; configMap?: { name: string } }>;
-};
-
-const deployments = (objects: Manifest[]) =>
-  objects.filter((object) => object.kind === "Deployment");
-const podOf = (deployment: Manifest) =>
-  (deployment as unknown as { spec: { template: { spec: Pod } } }).spec.template.spec;
-const containersOf = (pod: Pod) => [...(pod.initContainers ?? []), ...pod.containers];
-
-function compactorOf(objects: Manifest[]): { pod: Pod; container: IContainer } {
-  for (const deployment of deployments(objects)) {
-    const pod = podOf(deployment);
-    const container = containersOf(pod).find((item) => item.image === "cg-compactor:0.1.0");
-    if (container) return { pod, container };
-  }
-  throw new Error("no compactor container");
-}
-
-function compactorConfig(objects: Manifest[]): { text: string; config: Config } {
-  const { pod, container } = compactorOf(objects);
-  const file = container.env?.find((item) => item.name === "CONFIG_FILE")?.value ?? "";
-  const mount = container.volumeMounts?.find((item) => file.startsWith(`${item.mountPath}/`));
-  const volume = pod.volumes?.find((item) => item.name === mount?.name);
-  const configMap = objects.find(
-    (object) => object.kind === "ConfigMap" && object.metadata.name === volume?.configMap?.name,
-  );
-  const key = file.slice((mount?.mountPath.length ?? 0) + 1);
-  const text = (configMap?.data as Record<string, string> | undefined)?.[key];
-  if (text === undefined) throw new Error(`CONFIG_FILE ${file} is not backed by a ConfigMap key`);
-  return { text, config: parseConfig(parseYaml(text)) };
-}
-
-describe.each(targets)("k8s/$dir", ({ dir, store, markers, copyOf }) => {
-  const objects = renderPlain(resolve(k8s, dir));
+describe.each(targets)("k8s/$dir", ({ dir, store, markers, copyOf, sidecar }) => {
+  const objects = render(dir);
 
   it.skipIf(!withKubectl)("renders with kubectl kustomize, the same as the plain renderer", () => {
     const byKey = (items: Manifest[]) =>
@@ -140,42 +140,60 @@ describe.each(targets)("k8s/$dir", ({ dir, store, markers, copyOf }) => {
     }
   });
 
-  it("probes the compactor on its own routes and drains inside the grace period", () => {
+  it("probes the compactor on its probe port, saying alive, never fast", () => {
+    const { container } = compactorOf(objects);
+    const { config } = compactorConfig(objects);
+    const probes = [container.startupProbe, container.readinessProbe, container.livenessProbe];
+    const portNumber = (name: unknown) =>
+      container.ports?.find((port) => port.name === name)?.containerPort;
+    expect(probes.map((probe) => probe?.httpGet?.path)).toEqual(
+      // A sidecar has no readiness probe: it would gate the coordinator's pod on the compactor.
+      sidecar ? ["/livez", undefined, "/livez"] : ["/livez", "/readyz", "/livez"],
+    );
+    for (const probe of probes) {
+      if (probe === undefined) continue;
+      expect(portNumber(probe.httpGet?.port)).toBe(config.server.probe_port);
+    }
+    for (const probe of [container.readinessProbe, container.livenessProbe]) {
+      if (probe === undefined) continue;
+      // A slow answer is not a dead process: seconds to answer, several misses in a row.
+      expect(probe.timeoutSeconds ?? 1).toBeGreaterThanOrEqual(5);
+      expect(probe.failureThreshold ?? 3).toBeGreaterThanOrEqual(3);
+    }
+    expect(container.ports?.map((port) => port.containerPort)).toEqual([
+      config.server.port,
+      config.server.probe_port,
+    ]);
+    expect(config.server.host).toBe(sidecar ? "127.0.0.1" : "0.0.0.0");
+  });
+
+  it("drains inside the grace period", () => {
     const { pod, container } = compactorOf(objects);
     const { config } = compactorConfig(objects);
-    const path = (probe: IContainer["livenessProbe"]) => probe?.httpGet?.path;
-    expect([
-      path(container.startupProbe),
-      path(container.readinessProbe),
-      path(container.livenessProbe),
-    ]).toEqual(["/livez", "/readyz", "/livez"]);
-    expect(container.ports?.map((port) => port.containerPort)).toEqual([4000]);
     const command = container.lifecycle?.preStop?.exec?.command ?? [];
     const preStopMs = command[0] === "sleep" ? Number(command[1]) * 1000 : 0;
     const graceMs = (pod.terminationGracePeriodSeconds ?? 30) * 1000;
+    // A sidecar is stopped only after the main container has drained.
+    const mainDrainMs = sidecar ? coordinatorShutdownMs(objects) : 0;
     // Drain deadline plus any preStop pause, with at least 5 s to spare before SIGKILL.
-    expect(graceMs - preStopMs - config.server.shutdown_timeout_ms).toBeGreaterThanOrEqual(5000);
+    expect(
+      graceMs - mainDrainMs - preStopMs - config.server.shutdown_timeout_ms,
+    ).toBeGreaterThanOrEqual(5000);
   });
 });
 
-describe("overlays", () => {
-  it("reach the Redis Service the reversible-redis overlay ships", () => {
-    const objects = renderPlain(resolve(k8s, "overlays/reversible-redis"));
-    const url = new URL(
-      compactorOf(objects).container.env?.find((item) => item.name === "REDIS_URL")?.value ?? "",
-    );
-    const service = objects.find(
-      (object) => object.kind === "Service" && object.metadata.name === url.hostname,
-    );
-    const ports = (service?.spec as { ports?: Array<{ port: number }> } | undefined)?.ports;
-    expect(ports?.map((port) => port.port)).toContain(Number(url.port));
-    expect(
-      deployments(objects)
-        .map((item) => item.metadata.name)
-        .sort(),
-    ).toEqual(["cg-compactor", "cg-compactor-redis"]);
-  });
+/** The coordinator's `server.shutdown_timeout` from its mounted config, in ms. */
+function coordinatorShutdownMs(objects: Manifest[]): number {
+  const configMap = objects.find((object) => object.metadata.name === "llm-d-coordinator-config");
+  const data = (configMap?.data ?? {}) as Record<string, string>;
+  const text = data["coordinator.yaml"] ?? "";
+  const seconds = /^(\d+)s$/.exec(
+    (parseYaml(text) as { server: { shutdown_timeout: string } }).server.shutdown_timeout,
+  )?.[1];
+  return Number(seconds) * 1000;
+}
 
+describe("overlays", () => {
   it("toggle the store with one line: enabled true → false turns a reversible config clean", () => {
     const text = readFileSync(resolve(k8s, "overlays/reversible/config.yaml"), "utf8");
     const lines = text.split("\n");
@@ -187,42 +205,41 @@ describe("overlays", () => {
       false,
     ]);
   });
+
+  it("reversible-redis runs the compactor and one Redis", () => {
+    const images = (dir: string) =>
+      deployments(render(dir)).flatMap((deployment) =>
+        containersOf(podOf(deployment)).map((container: IContainer) => container.image),
+      );
+    expect(images("overlays/reversible-redis").sort()).toEqual([
+      "cg-compactor:0.1.0",
+      "redis:7.4-alpine",
+    ]);
+  });
 });
 
 describe("k8s/examples/sidecar", () => {
-  const objects = renderPlain(resolve(k8s, "examples/sidecar"));
-  const router = deployments(objects).find((item) => item.metadata.name === "llm-d-router");
-  const pod = router ? podOf(router) : undefined;
-
-  it("runs the compactor as a native sidecar that starts before the router", () => {
+  it("runs the compactor as a native sidecar that starts before the coordinator", () => {
+    const objects = render("examples/sidecar");
+    const coordinator = deployments(objects).find(
+      (item) => item.metadata.name === "llm-d-coordinator",
+    );
+    const pod = coordinator ? podOf(coordinator) : undefined;
     const sidecar = pod?.initContainers?.[0];
     expect({
       name: sidecar?.name,
       image: sidecar?.image,
       restartPolicy: sidecar?.restartPolicy,
       startup: sidecar?.startupProbe?.httpGet?.path,
+      readiness: sidecar?.readinessProbe,
       main: pod?.containers.map((item) => item.name),
     }).toEqual({
       name: "compactor",
       image: "cg-compactor:0.1.0",
       restartPolicy: "Always",
       startup: "/livez",
-      main: ["router"],
+      readiness: undefined,
+      main: ["coordinator"],
     });
-  });
-
-  it("points the router's compaction step at the sidecar on localhost:4000", () => {
-    const mounted = pod?.containers[0]?.volumeMounts?.map((item) => item.name) ?? [];
-    const configMaps = pod?.volumes
-      ?.filter((volume) => mounted.includes(volume.name))
-      .map((volume) => objects.find((object) => object.metadata.name === volume.configMap?.name));
-    const texts = (configMaps ?? []).flatMap((item) =>
-      Object.values((item?.data ?? {}) as Record<string, string>),
-    );
-    const routerConfig: unknown = parseYaml(texts[0] ?? "");
-    const step = (
-      routerConfig as { plugins: Array<{ type: string; parameters?: { url?: string } }> }
-    ).plugins.find((plugin) => plugin.type === "request-inline-compaction");
-    expect(step?.parameters?.url).toBe("http://localhost:4000/compact");
   });
 });

@@ -217,7 +217,7 @@ describe("model client", () => {
     await closed.close();
     const error = await failure(client({ base_url: url, max_retries: 0 }).complete(prompt, signal));
     expect(error).toBeInstanceOf(ModelUnreachableError);
-    expect((error as Error).message).toBe("model endpoint unreachable");
+    expect((error as Error).message).toBe("model endpoint unreachable (ECONNREFUSED)");
   });
 
   it("keeps at most max_concurrency calls in flight per endpoint", async () => {
