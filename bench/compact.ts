@@ -4,8 +4,8 @@ import { parseArgs } from "node:util";
 import type { Mode } from "./bench-app.js";
 import type { BenchBody } from "./bench-body.js";
 import { generateCorpus } from "./corpus/generate.js";
-import { loadCorpus } from "./load-corpus.js";
 import { type CostResult, measureCost, replaySessions } from "./cost.js";
+import { loadCorpus } from "./load-corpus.js";
 import { type ModeResult, measureMode } from "./measure-mode.js";
 import { renderCost, renderReport } from "./report-table.js";
 
