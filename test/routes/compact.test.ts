@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { scanTopLevel } from "../../src/wire/json-scan.js";
-import { CLEAN, postCompact, testApp } from "../support/app.js";
+import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { anthropicBody, jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
@@ -126,6 +126,16 @@ describe("POST /compact rewrites only what changed", () => {
   it("an unknown preset falls back too", async () => {
     const response = await postCompact(app, openaiBody(["x"]), { query: "?preset=nope" });
     expect(response.headers.get("x-context-guru-pipeline-fallback")).toBe("configured");
+  });
+
+  it("counts summary-mode sentinels in x-context-guru-markers", async () => {
+    const summary = testApp({ marker_mode: "summary" }).app;
+    const outputs = [logOutput(120, "a"), logOutput(120, "b"), logOutput(120, "c"), "x", "y"];
+    const response = await postCompact(summary, openaiBody(outputs), { headers: COLD });
+    const text = await response.text();
+    const sentinels = text.split("\u27eacg\u27eb").length - 1;
+    expect(sentinels).toBe(2);
+    expect(response.headers.get("x-context-guru-markers")).toBe(String(sentinels));
   });
 
   it("reports the explicit session, else a derived one", async () => {
