@@ -58,7 +58,7 @@ export const descriptions: Readonly<Record<string, string>> = {
   "store.max_sticky_ids": "Reduced ids remembered per session (keeps output byte-stable).",
   "store.timeout_ms": "Deadline for one store call; past it the offload is reverted.",
   "store.hash_key":
-    "When set, marker ids are HMAC-SHA-256 under this key, so clients cannot probe the store.",
+    "Key of the marker ids (HMAC-SHA-256). Unset: a random key per process, or on Redis one key shared by the replicas (`<prefix>hash-key`, created once). Set it from a Secret to keep ids across restarts.",
   "store.redis.url": "Redis connection URL.",
   "store.redis.key_prefix": "Prefix of every Redis key the service writes.",
   inject_expand:

@@ -34,6 +34,11 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** One JSON line per request when given. */
   readonly logger?: Logger;
+  /**
+   * The marker key (§6), as resolved at start (src/hash-key/resolve.ts); defaults to
+   * `store.hash_key`, else a random key of this app.
+   */
+  readonly hashKey?: string;
 }
 
 /** Everything a route may use; built once per app. */
@@ -57,6 +62,7 @@ export function createApp(deps: AppDeps): Hono {
       config: deps.config,
       store,
       registry: deps.registry ?? components,
+      hashKey: deps.hashKey,
     }),
     lifecycle: deps.lifecycle ?? new Lifecycle(),
     fetch: deps.fetch ?? fetch,

@@ -2,6 +2,7 @@ import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
 import { injectExpandTool } from "./expand/inject.js";
 import { contentHasher } from "./expand/markers.js";
+import { randomHashKey } from "./hash-key/random.js";
 import { memoiseHash } from "./pipeline/hash-memo.js";
 import { OutputMemo } from "./pipeline/output-memo.js";
 import type { RunReport } from "./pipeline/report.js";
@@ -61,6 +62,8 @@ export interface CompactorDeps {
   readonly config: Config;
   readonly store: Store;
   readonly registry: Registry;
+  /** The marker key (§6); else `store.hash_key`, else a random key of this instance. */
+  readonly hashKey?: string | undefined;
 }
 
 /**
@@ -78,7 +81,8 @@ export class Compactor {
     const chars = deps.config.limits.memo_bytes / 2;
     this.#tokens = new TokenCounter(Math.floor(chars * 0.4));
     this.#memo = new OutputMemo(Math.floor(chars * 0.4));
-    this.#hash = memoiseHash(contentHasher(deps.config.store.hash_key), Math.floor(chars * 0.2));
+    const hashKey = deps.hashKey ?? deps.config.store.hash_key ?? randomHashKey();
+    this.#hash = memoiseHash(contentHasher(hashKey), Math.floor(chars * 0.2));
   }
 
   get hash(): (text: string) => string {

@@ -3,13 +3,14 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { loadConfig } from "./config/load.js";
 import { ConfigError } from "./errors/config-error.js";
+import { resolveHashKey } from "./hash-key/resolve.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
 import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
 import { createStore } from "./store/create.js";
 
 /** The server entry: read config once, serve, drain on SIGTERM/SIGINT (§10). */
-function main(): void {
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { config: { type: "string" } },
     allowPositionals: false,
@@ -27,6 +28,18 @@ function main(): void {
 
   const lifecycle = new Lifecycle();
   const logger = createLogger({ level: config.log.level });
+  const hashKey = await resolveHashKey(config.store, {
+    onWait: (error) =>
+      logger.warn({ error: error.message }, "waiting for Redis to read the shared marker key"),
+    onMismatch: () =>
+      logger.error(
+        "Redis holds another marker key than this replica uses: restart it, or set store.hash_key",
+      ),
+  }).catch((error: unknown) => {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`cg-compactor: ${error.message}\n`);
+    process.exit(2);
+  });
   const store = createStore(config.store, {
     onError: (error) => {
       metrics.storeError("connection");
@@ -34,7 +47,7 @@ function main(): void {
     },
   });
   const metrics = new Metrics({ store });
-  const app = createApp({ config, store, lifecycle, metrics, logger });
+  const app = createApp({ config, store, lifecycle, metrics, logger, hashKey: hashKey.key });
   const server = serve(
     {
       fetch: app.fetch,
@@ -62,7 +75,7 @@ function main(): void {
     }, config.server.shutdown_timeout_ms);
     force.unref();
     server.close(() => {
-      store.close().finally(() => process.exit(0));
+      Promise.all([store.close(), hashKey.close()]).finally(() => process.exit(0));
     });
     if ("closeIdleConnections" in server) server.closeIdleConnections();
     // Logged once the listener is closed: from this line on, a new connection is refused.
@@ -72,4 +85,4 @@ function main(): void {
   process.on("SIGINT", shutdown);
 }
 
-main();
+void main();

@@ -105,7 +105,10 @@ export const storeSchema = z.strictObject({
   max_sticky_ids: positive.default(4096),
   /** Deadline for one store operation; past it the offload is reverted. */
   timeout_ms: positive.default(250),
-  /** When set, marker ids are HMAC-SHA-256 under this key instead of plain SHA-256. */
+  /**
+   * Key of the marker ids (HMAC-SHA-256, §6). Unset: a random key per process, or on Redis the
+   * key the replicas share (src/hash-key/resolve.ts).
+   */
   hash_key: z.string().min(16).optional(),
   redis: z
     .strictObject({

@@ -4,6 +4,7 @@ import { createApp } from "../../src/app.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import { proxyRoutes } from "../../src/routes/proxy.js";
 import { createStore } from "../../src/store/create.js";
+import { TEST_HASH_KEY } from "../support/hash-key.js";
 import { expandCall, openaiJson } from "../support/model-replies.js";
 import { MASKED_ID, openaiConversation } from "../support/proxy-harness.js";
 import { ScriptedUpstream } from "../support/scripted-upstream.js";
@@ -33,7 +34,7 @@ describe("proxy routes in process", () => {
         ...overrides.upstream,
       },
     });
-    return createApp({ config, store: createStore(config.store) });
+    return createApp({ config, store: createStore(config.store), hashKey: TEST_HASH_KEY });
   };
 
   beforeAll(async () => {

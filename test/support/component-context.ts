@@ -1,11 +1,12 @@
 import type { MarkerMode } from "../../src/config/schema.js";
-import { contentHasher, EXPAND_HINT, markerFor, SENTINEL } from "../../src/expand/markers.js";
+import { EXPAND_HINT, markerFor, SENTINEL } from "../../src/expand/markers.js";
 import { TokenCounter } from "../../src/pipeline/tokens.js";
 import type { ComponentContext } from "../../src/pipeline/types.js";
 import type { ToolCall, ToolOutput } from "../../src/wire/types.js";
+import { testIdOf } from "./hash-key.js";
 
 const counter = new TokenCounter();
-const hash = contentHasher();
+const hash = testIdOf;
 
 export interface FakeContext extends ComponentContext {
   /** Originals the component asked to stash, by id (full mode). */
@@ -57,5 +58,5 @@ export function toolOutputs(
   });
 }
 
-/** The content id markers use for `text` (plain SHA-256 prefix). */
+/** The content id markers use for `text` (under the tests' fixed marker key). */
 export const idOf = hash;
