@@ -64,9 +64,11 @@ export const descriptions: Readonly<Record<string, string>> = {
   inject_expand:
     "Inject the `context_guru_expand` tool: `auto` (when the request has tools, carries markers and the store persists), `always`, `never`.",
   "upstream.openai.base_url": "OpenAI-compatible upstream of `POST /v1/chat/completions`.",
-  "upstream.openai.api_key": "Gateway key sent upstream instead of the client's credentials.",
+  "upstream.openai.api_key":
+    "Gateway key sent upstream instead of the client's credentials; requires `auth.token` on the route.",
   "upstream.anthropic.base_url": "Anthropic-compatible upstream of `POST /v1/messages`.",
-  "upstream.anthropic.api_key": "Gateway key sent upstream instead of the client's credentials.",
+  "upstream.anthropic.api_key":
+    "Gateway key sent upstream instead of the client's credentials; requires `auth.token` on the route.",
   "upstream.first_byte_timeout_ms":
     "Deadline for an upstream's response headers (`504` past it); streams have no overall limit.",
   "upstream.max_expand_rounds": "Upstream re-invocations the expand loop may make per request.",
@@ -76,7 +78,8 @@ export const descriptions: Readonly<Record<string, string>> = {
   "limits.compact_timeout_ms": "Deadline for one compaction; past it the original body is used.",
   "limits.header_timeout_ms": "Deadline for a client to send its request headers.",
   "limits.max_header_bytes": "Largest request header block.",
-  "auth.token": "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set.",
+  "auth.token":
+    "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set, and on each proxy route that has a gateway key (required then).",
   "server.port": "Listening port.",
   "server.host": "Listening address.",
   "server.shutdown_timeout_ms":

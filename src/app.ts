@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { bearerAuth } from "./auth/bearer.js";
+import { proxyAuth } from "./auth/proxy-auth.js";
 import { Compactor } from "./compactor.js";
 import { components } from "./components/registry.js";
 import type { Config } from "./config/schema.js";
@@ -73,6 +74,10 @@ export function createApp(deps: AppDeps): Hono {
   app.use(httpMetrics(metrics));
   const auth = bearerAuth(deps.config.auth.token);
   for (const path of ["/expand", "/rehydrate", "/metrics"]) app.use(path, auth);
+  const { token } = deps.config.auth;
+  const { openai, anthropic } = deps.config.upstream;
+  app.use("/v1/chat/completions", proxyAuth(token, openai.api_key));
+  app.use("/v1/messages", proxyAuth(token, anthropic.api_key));
   app.use(async (c, next) => {
     if (services.lifecycle.draining && !c.req.path.endsWith("z")) {
       c.header("connection", "close");

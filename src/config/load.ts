@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/config-error.js";
+import { checkCrossKeys } from "./cross-checks.js";
 import { applyEnv } from "./env.js";
 import { validatePipeline } from "./presets.js";
 import { type Config, configSchema } from "./schema.js";
@@ -23,6 +24,7 @@ export function parseConfig(raw: unknown): Config {
   const result = configSchema.safeParse(raw);
   if (!result.success) throw toConfigError(result.error);
   validatePipeline(result.data);
+  checkCrossKeys(result.data);
   return result.data;
 }
 

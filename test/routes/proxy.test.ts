@@ -111,15 +111,18 @@ describe("proxy routes in process", () => {
 
   it("replaces the client's credentials with a configured gateway key", async () => {
     upstream.reply({ json: {} }, { json: {} });
+    const token = "proxy-token-0123456789abcdef";
     const app = appWith({
+      auth: { token },
       upstream: {
         openai: { base_url: `http://127.0.0.1:${upstream.port}/v1`, api_key: "sk-gateway" },
         anthropic: { base_url: `http://127.0.0.1:${upstream.port}`, api_key: "sk-ant-gateway" },
       },
     });
 
-    await post(app, "/v1/chat/completions", { headers: { "x-api-key": "client" } });
-    await post(app, "/v1/messages", { headers: { "x-api-key": "client" } });
+    const headers = { authorization: `Bearer ${token}`, "x-api-key": "client" };
+    await post(app, "/v1/chat/completions", { headers });
+    await post(app, "/v1/messages", { headers });
 
     const [openai, anthropic] = upstream.requests.map((request) => request.headers);
     expect([openai?.authorization, openai?.["x-api-key"]]).toEqual([

@@ -42,9 +42,12 @@ export async function startHarness(overrides: ConfigInput = {}): Promise<Harness
     pipeline: ["mask"],
     ...overrides,
     upstream: {
-      openai: { base_url: `http://127.0.0.1:${upstream.port}/v1` },
-      anthropic: { base_url: `http://127.0.0.1:${upstream.port}` },
       ...overrides.upstream,
+      openai: { base_url: `http://127.0.0.1:${upstream.port}/v1`, ...overrides.upstream?.openai },
+      anthropic: {
+        base_url: `http://127.0.0.1:${upstream.port}`,
+        ...overrides.upstream?.anthropic,
+      },
     },
   });
   const store = createStore(config.store);
