@@ -53,7 +53,8 @@ export const descriptions: Readonly<Record<string, string>> = {
   "store.ttl_seconds": "How long an original is kept; every read slides it.",
   "store.max_entries": "Memory store: most originals held (LRU beyond).",
   "store.max_sessions": "Memory store: most sessions whose sticky decisions are remembered.",
-  "store.max_bytes": "Memory store: most bytes of originals held (LRU beyond).",
+  "store.max_bytes":
+    "Memory store: most bytes held — originals, keys and owner ids, plus 256 per entry for its bookkeeping (LRU beyond). The bound that binds at the defaults.",
   "store.max_entry_bytes": "A larger original is not stashed; its content stays verbatim.",
   "store.max_sticky_ids": "Reduced ids remembered per session (keeps output byte-stable).",
   "store.timeout_ms": "Deadline for one store call; past it the offload is reverted.",

@@ -96,7 +96,7 @@ export const storeSchema = z.strictObject({
   enabled: z.boolean().default(true),
   backend: z.enum(["memory", "redis"]).default("memory"),
   ttl_seconds: positive.default(1800),
-  max_entries: positive.default(1000),
+  max_entries: positive.default(200_000),
   max_sessions: positive.default(100),
   max_bytes: positive.default(256 * 1024 * 1024),
   /** Largest single original that is stashed; a larger one stays verbatim. */

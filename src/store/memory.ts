@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { StoreConfig } from "../config/schema.js";
 import { StoreCapacityError } from "../errors/store-error.js";
-import { checkPut, valueBytes } from "./entry-size.js";
+import { checkPut, ENTRY_OVERHEAD_BYTES, valueBytes } from "./entry-size.js";
 import { addNewest } from "./sticky-order.js";
 import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
@@ -20,8 +20,9 @@ export interface MemoryStoreOptions {
 
 /**
  * The in-process store (§7): one LRU of originals bounded by count (`max_entries`), bytes
- * (`max_bytes`, exact UTF-8 size of value, key and owner ids) and time (`ttl_seconds`, slid by
- * every owned read), plus one LRU of sticky sets bounded by `max_sessions` × `max_sticky_ids`.
+ * (`max_bytes`: exact UTF-8 size of value, key and owner ids plus a fixed overhead per entry) and
+ * time (`ttl_seconds`, slid by every owned read), plus one LRU of sticky sets bounded by
+ * `max_sessions` × `max_sticky_ids`.
  * Owner records live on the entry, so they expire and are evicted together with the value.
  */
 export class MemoryStore implements Store {
@@ -118,7 +119,7 @@ export class MemoryStore implements Store {
 }
 
 function keptBytes(key: string, kept: Kept): number {
-  let bytes = valueBytes(kept.value) + valueBytes(key);
+  let bytes = ENTRY_OVERHEAD_BYTES + valueBytes(kept.value) + valueBytes(key);
   for (const owner of kept.owners) bytes += valueBytes(owner);
   return bytes;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type StoreConfig, storeSchema } from "../../src/config/schema.js";
 import { StoreCapacityError, StoreEntryTooLargeError } from "../../src/errors/store-error.js";
+import { ENTRY_OVERHEAD_BYTES } from "../../src/store/entry-size.js";
 import { MemoryStore } from "../../src/store/memory.js";
 
 function memoryStore(overrides: Partial<StoreConfig> = {}) {
@@ -102,12 +103,33 @@ describe("memory store: bounds", () => {
     expect(reads).toEqual(["A", undefined, "C", "D"]);
   });
 
-  it("counts exact UTF-8 bytes of value, key and owners", async () => {
+  it("counts exact UTF-8 bytes of value, key and owners, plus the fixed entry overhead", async () => {
     const { store } = memoryStore();
     await store.put("s1", [{ key: "k1", value: "é".repeat(10) }]);
     await store.put("s2", [{ key: "k1", value: "é".repeat(10) }]);
-    // 20 bytes of value + 2 of key + 2 + 2 of owners.
-    expect(await store.stats()).toEqual({ entries: 1, bytes: 26 });
+    // 256 of overhead + 20 bytes of value + 2 of key + 2 + 2 of owners.
+    expect(ENTRY_OVERHEAD_BYTES).toBe(256);
+    expect(await store.stats()).toEqual({ entries: 1, bytes: 282 });
+  });
+
+  it("bounds many tiny entries by max_bytes through the overhead, not only by max_entries", async () => {
+    // Each entry: 256 + 1 of value + 2–3 of key + 1 of owner.
+    const { store } = memoryStore({ max_bytes: 10 * 261 });
+    for (let index = 0; index < 40; index++) {
+      await store.put("s", [{ key: `k${index}`, value: "x" }]);
+    }
+    const { entries, bytes } = await store.stats();
+    expect(entries).toBe(10);
+    expect(bytes).toBeLessThanOrEqual(10 * 261);
+    expect(await store.get("s", "k39")).toBe("x");
+    expect(await store.get("s", "k29")).toBeUndefined();
+  });
+
+  it("at the defaults max_bytes binds before max_entries once entries average 1.1 KB", () => {
+    const config = storeSchema.parse({});
+    expect([config.max_bytes, config.max_entries]).toEqual([256 * 1024 * 1024, 200_000]);
+    const perEntry = config.max_bytes / config.max_entries - ENTRY_OVERHEAD_BYTES;
+    expect(Math.round(perEntry)).toBe(1086);
   });
 
   it("never holds more than max_bytes", async () => {
