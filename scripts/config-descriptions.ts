@@ -55,6 +55,8 @@ export const descriptions: Readonly<Record<string, string>> = {
   "store.max_sessions": "Memory store: most sessions whose sticky decisions are remembered.",
   "store.max_bytes":
     "Memory store: most bytes held — originals, keys and owner ids, plus 256 per entry for its bookkeeping (LRU beyond). The bound that binds at the defaults.",
+  "store.max_session_bytes":
+    "Memory store: most bytes one session may hold (default `max_bytes` / 8), and the same fraction of `max_entries`; past it the session's own least recently used originals go first.",
   "store.max_entry_bytes": "A larger original is not stashed; its content stays verbatim.",
   "store.max_sticky_ids": "Reduced ids remembered per session (keeps output byte-stable).",
   "store.timeout_ms": "Deadline for one store call; past it the offload is reverted.",

@@ -15,4 +15,11 @@ export function checkCrossKeys(config: Config): void {
       `required when ${gatewayKeys.join(" and ")} ${gatewayKeys.length > 1 ? "are" : "is"} set: without it the proxy routes would spend the gateway key for any caller`,
     );
   }
+  const { max_session_bytes: session, max_bytes: total } = config.store;
+  if (session !== undefined && session > total) {
+    throw new ConfigError(
+      "store.max_session_bytes",
+      `${session} is more than store.max_bytes (${total}): one session cannot hold more than the store`,
+    );
+  }
 }

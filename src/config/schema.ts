@@ -99,6 +99,8 @@ export const storeSchema = z.strictObject({
   max_entries: positive.default(200_000),
   max_sessions: positive.default(100),
   max_bytes: positive.default(256 * 1024 * 1024),
+  /** Memory store: most bytes one session may hold (default max_bytes / 8), src/store/session-quota.ts. */
+  max_session_bytes: positive.optional(),
   /** Largest single original that is stashed; a larger one stays verbatim. */
   max_entry_bytes: positive.default(8 * 1024 * 1024),
   /** Ids remembered per session so decisions stay byte-stable across turns. */

@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { StoreConfig } from "../config/schema.js";
 import { StoreCapacityError } from "../errors/store-error.js";
 import { checkPut, ENTRY_OVERHEAD_BYTES, valueBytes } from "./entry-size.js";
+import { chargeOf, SessionQuota, sessionLimits } from "./session-quota.js";
 import { addNewest } from "./sticky-order.js";
 import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
@@ -10,12 +11,15 @@ const NO_IDS: ReadonlySet<string> = new Set();
 /** A kept original and the sessions allowed to read it (oldest first, at most `max_sessions`). */
 interface Kept {
   readonly value: string;
-  readonly owners: ReadonlySet<string>;
+  /** Changed in place only when the session quota takes an owner off a shared entry. */
+  readonly owners: Set<string>;
 }
 
 export interface MemoryStoreOptions {
   /** Milliseconds clock used for TTLs; tests inject one to move time by hand. */
   readonly clock?: () => number;
+  /** The per-session accounts; tests pass one in to read them. */
+  readonly quota?: SessionQuota;
 }
 
 /**
@@ -24,6 +28,8 @@ export interface MemoryStoreOptions {
  * time (`ttl_seconds`, slid by every owned read), plus one LRU of sticky sets bounded by
  * `max_sessions` × `max_sticky_ids`.
  * Owner records live on the entry, so they expire and are evicted together with the value.
+ * Each session is held to its share of both bounds (src/store/session-quota.ts): past it, its
+ * own least recently used entries go first.
  */
 export class MemoryStore implements Store {
   readonly backend = "memory";
@@ -31,9 +37,11 @@ export class MemoryStore implements Store {
   readonly #kept: LRUCache<string, Kept>;
   readonly #sticky: LRUCache<string, Set<string>>;
   readonly #config: StoreConfig;
+  readonly #quota: SessionQuota;
 
   constructor(config: StoreConfig, options: MemoryStoreOptions = {}) {
     this.#config = config;
+    this.#quota = options.quota ?? new SessionQuota(sessionLimits(config));
     const ttl = config.ttl_seconds * 1000;
     const clock = options.clock;
     // ttlResolution 0: read the clock on every call, so an injected clock takes effect at once.
@@ -49,6 +57,13 @@ export class MemoryStore implements Store {
       max: config.max_entries,
       maxSize: config.max_bytes,
       sizeCalculation: (kept, key) => keptBytes(key, kept),
+      // After every eviction, expiry, delete or replacement: owners no longer on the key pay no more.
+      disposeAfter: (kept, key) => {
+        const current = this.#kept.peek(key)?.owners;
+        for (const owner of kept.owners) {
+          if (!current?.has(owner)) this.#quota.release(owner, key);
+        }
+      },
     });
     this.#sticky = new LRUCache<string, Set<string>>({ ...timing, max: config.max_sessions });
   }
@@ -60,6 +75,7 @@ export class MemoryStore implements Store {
       const kept = this.#kept.peek(key);
       if (kept?.value !== value || !kept.owners.has(session)) return true;
       this.#kept.get(key);
+      this.#quota.touch(session, key);
       return false;
     });
     if (fresh.length > this.#config.max_entries) {
@@ -71,10 +87,13 @@ export class MemoryStore implements Store {
       maxEntryBytes: this.#config.max_entry_bytes,
       maxBytes: this.#config.max_bytes,
     });
+    const charges = new Map(fresh.map(({ key, value }) => [key, chargeOf(session, key, value)]));
+    for (const key of this.#quota.overflow(session, charges)) this.#disown(session, key);
     for (const { key, value } of fresh) {
       const owners = new Set(this.#kept.peek(key)?.owners);
       addNewest(owners, [session], this.#config.max_sessions);
       this.#kept.set(key, { value, owners });
+      if (this.#kept.has(key)) this.#quota.charge(session, key, charges.get(key) ?? 0);
     }
     // Owner ids and keys count towards max_bytes too; a put whose overhead tipped the bound
     // would have evicted its own entries, and an acknowledged put must be readable.
@@ -87,7 +106,17 @@ export class MemoryStore implements Store {
 
   async get(session: string, key: string): Promise<string | undefined> {
     if (!this.#kept.peek(key)?.owners.has(session)) return undefined;
-    return this.#kept.get(key)?.value;
+    const value = this.#kept.get(key)?.value;
+    if (value !== undefined) this.#quota.touch(session, key);
+    return value;
+  }
+
+  /** The session gives up `key`: the entry goes, unless other sessions own it too. */
+  #disown(session: string, key: string): void {
+    const kept = this.#kept.peek(key);
+    this.#quota.release(session, key);
+    if (kept && kept.owners.size > 1) kept.owners.delete(session);
+    else this.#kept.delete(key);
   }
 
   async sticky(session: string): Promise<ReadonlySet<string>> {
@@ -115,6 +144,7 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     this.#kept.clear();
     this.#sticky.clear();
+    this.#quota.clear();
   }
 }
 

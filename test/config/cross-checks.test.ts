@@ -21,6 +21,19 @@ function refusal(input: ConfigInput): string | undefined {
 
 const reason = "the proxy routes would spend the gateway key for any caller";
 
+describe("store.max_session_bytes", () => {
+  it.each<[ConfigInput, string | undefined]>([
+    [
+      { store: { max_bytes: 1000, max_session_bytes: 1001 } },
+      "config store.max_session_bytes: 1001 is more than store.max_bytes (1000): one session cannot hold more than the store",
+    ],
+    [{ store: { max_bytes: 1000, max_session_bytes: 1000 } }, undefined],
+    [{ store: { max_session_bytes: 1024 } }, undefined],
+  ])("%j", (input, message) => {
+    expect(refusal(input)).toBe(message);
+  });
+});
+
 describe("a gateway key requires auth.token", () => {
   it.each<[string, ConfigInput, string | undefined]>([
     [
