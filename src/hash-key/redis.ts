@@ -66,7 +66,11 @@ export async function sharedHashKey(
   return {
     key,
     close: async () => {
-      await client.quit().catch(() => undefined);
+      // QUIT only over a live connection, and never waited on for long: shutdown must not hang.
+      if (client.status === "ready") {
+        const quit = client.quit().catch(() => undefined);
+        await Promise.race([quit, new Promise((done) => setTimeout(done, 500).unref())]);
+      }
       client.disconnect();
     },
   };

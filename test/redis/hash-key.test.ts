@@ -115,6 +115,18 @@ describe.skipIf(skipped)("replicas on one Redis share one marker key (§6)", () 
     expect(started.key).toBe(running.key);
   });
 
+  it("closes within half a second while Redis does not answer, so shutdown never hangs", async () => {
+    const handle = await resolveHashKey(storeOn(server.url));
+    server.pause();
+    try {
+      const started = Date.now();
+      await handle.close();
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      server.resume();
+    }
+  });
+
   it("reports a replica whose key Redis no longer holds", async () => {
     const mismatches: number[] = [];
     await resolve(storeOn(server.url), { onMismatch: () => mismatches.push(Date.now()) });
