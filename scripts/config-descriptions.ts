@@ -53,7 +53,10 @@ export const descriptions: Readonly<Record<string, string>> = {
   "store.ttl_seconds": "How long an original is kept; every read slides it.",
   "store.max_entries": "Memory store: most originals held (LRU beyond).",
   "store.max_sessions": "Memory store: most sessions recorded as owners of one original.",
-  "store.max_bytes": "Memory store: most bytes of originals held (LRU beyond).",
+  "store.max_bytes":
+    "Memory store: most bytes held — originals, keys and owner ids, plus 256 per entry for its bookkeeping (LRU beyond). The bound that binds at the defaults.",
+  "store.max_session_bytes":
+    "Memory store: most bytes one session may hold (default `max_bytes` / 8), and the same fraction of `max_entries`; past it the session's own least recently used originals go first.",
   "store.max_entry_bytes": "A larger original is not stashed; its content stays verbatim.",
   "store.max_kept_ids":
     "Expanded originals remembered per session: later decisions keep them verbatim.",
@@ -61,7 +64,7 @@ export const descriptions: Readonly<Record<string, string>> = {
     "Memory store: bytes of session ledgers (what was returned for each message) held; least recently used dropped beyond.",
   "store.timeout_ms": "Deadline for one store call; past it the offload is reverted.",
   "store.hash_key":
-    "When set, marker ids are HMAC-SHA-256 under this key, so clients cannot probe the store.",
+    "Key of the marker ids (HMAC-SHA-256). Unset: a random key per process, or on Redis one key shared by the replicas (`<prefix>hash-key`, created once). Set it from a Secret to keep ids across restarts.",
   "store.redis.url": "Redis connection URL.",
   "store.redis.key_prefix": "Prefix of every Redis key the service writes.",
   "cache.policy":
@@ -73,9 +76,11 @@ export const descriptions: Readonly<Record<string, string>> = {
   inject_expand:
     "Inject the `context_guru_expand` tool: `auto` (when the request has tools, carries markers and the store persists), `always`, `never`.",
   "upstream.openai.base_url": "OpenAI-compatible upstream of `POST /v1/chat/completions`.",
-  "upstream.openai.api_key": "Gateway key sent upstream instead of the client's credentials.",
+  "upstream.openai.api_key":
+    "Gateway key sent upstream instead of the client's credentials; requires `auth.token` on the route.",
   "upstream.anthropic.base_url": "Anthropic-compatible upstream of `POST /v1/messages`.",
-  "upstream.anthropic.api_key": "Gateway key sent upstream instead of the client's credentials.",
+  "upstream.anthropic.api_key":
+    "Gateway key sent upstream instead of the client's credentials; requires `auth.token` on the route.",
   "upstream.first_byte_timeout_ms":
     "Deadline for an upstream's response headers (`504` past it); streams have no overall limit.",
   "upstream.max_expand_rounds": "Upstream re-invocations the expand loop may make per request.",
@@ -85,7 +90,8 @@ export const descriptions: Readonly<Record<string, string>> = {
   "limits.compact_timeout_ms": "Deadline for one compaction; past it the original body is used.",
   "limits.header_timeout_ms": "Deadline for a client to send its request headers.",
   "limits.max_header_bytes": "Largest request header block.",
-  "auth.token": "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set.",
+  "auth.token":
+    "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set, and on each proxy route that has a gateway key (required then).",
   "server.port": "Listening port.",
   "server.host":
     "Listening address of every route. `127.0.0.1` keeps a sidecar reachable from its own pod only.",

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { bearerAuth } from "./auth/bearer.js";
+import { proxyAuth } from "./auth/proxy-auth.js";
 import { Compactor } from "./compactor.js";
 import { components } from "./components/registry.js";
 import type { Config } from "./config/schema.js";
@@ -39,6 +40,11 @@ export interface AppDeps {
   readonly logger?: Logger;
   /** Milliseconds clock of the session ledger's request times; tests move time by hand. */
   readonly clock?: () => number;
+  /**
+   * The marker key (§6), as resolved at start (src/hash-key/resolve.ts); defaults to
+   * `store.hash_key`, else a random key of this app.
+   */
+  readonly hashKey?: string;
 }
 
 /** Everything a route may use; built once per app. */
@@ -59,6 +65,7 @@ export function createApp(deps: AppDeps): Hono {
     config: deps.config,
     store,
     registry: deps.registry ?? components,
+    hashKey: deps.hashKey,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
   const { logger } = deps;
@@ -82,6 +89,10 @@ export function createApp(deps: AppDeps): Hono {
   app.use(httpMetrics(metrics));
   const auth = bearerAuth(deps.config.auth.token);
   for (const path of ["/expand", "/rehydrate", "/metrics"]) app.use(path, auth);
+  const { token } = deps.config.auth;
+  const { openai, anthropic } = deps.config.upstream;
+  app.use("/v1/chat/completions", proxyAuth(token, openai.api_key));
+  app.use("/v1/messages", proxyAuth(token, anthropic.api_key));
   app.use(async (c, next) => {
     if (services.lifecycle.draining && !c.req.path.endsWith("z")) {
       c.header("connection", "close");

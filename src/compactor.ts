@@ -3,6 +3,7 @@ import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
 import { expandAbility, injectExpandTool, type NoExpandReason } from "./expand/inject.js";
 import { contentHasher } from "./expand/markers.js";
+import { randomHashKey } from "./hash-key/random.js";
 import { memoiseHash } from "./pipeline/hash-memo.js";
 import { OutputMemo } from "./pipeline/output-memo.js";
 import type { RunReport } from "./pipeline/report.js";
@@ -92,6 +93,8 @@ export interface CompactorDeps {
   readonly registry: Registry;
   /** Milliseconds clock for the ledger's request times (tests move time by hand). */
   readonly clock?: () => number;
+  /** The marker key (§6); else `store.hash_key`, else a random key of this instance. */
+  readonly hashKey?: string | undefined;
 }
 
 /** What one parsed request is, before any component runs. */
@@ -135,7 +138,8 @@ export class Compactor {
     const chars = deps.config.limits.memo_bytes / 2;
     this.#tokens = new TokenCounter(Math.floor(chars * 0.4));
     this.#memo = new OutputMemo(Math.floor(chars * 0.4));
-    this.#hash = memoiseHash(contentHasher(deps.config.store.hash_key), Math.floor(chars * 0.2));
+    const hashKey = deps.hashKey ?? deps.config.store.hash_key ?? randomHashKey();
+    this.#hash = memoiseHash(contentHasher(hashKey), Math.floor(chars * 0.2));
     this.#clock = deps.clock ?? Date.now;
   }
 

@@ -4,6 +4,7 @@ import { parseCommandLine, usage } from "./cli/args.js";
 import { loadConfig } from "./config/load.js";
 import { configWarnings } from "./config/warnings.js";
 import { ConfigError } from "./errors/config-error.js";
+import { resolveHashKey } from "./hash-key/resolve.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
 import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
@@ -11,7 +12,7 @@ import { createProbeApp } from "./probe-app.js";
 import { createStore } from "./store/create.js";
 
 /** The server entry: read config once, serve, drain on SIGTERM/SIGINT (§10). */
-function main(): void {
+async function main(): Promise<void> {
   const command = parseCommandLine(process.argv.slice(2));
   if (command.kind === "help") {
     process.stdout.write(usage);
@@ -36,6 +37,18 @@ function main(): void {
   const logger = createLogger({ level: config.log.level });
   for (const warning of configWarnings(config))
     logger.warn({ keys: warning.keys }, warning.message);
+  const hashKey = await resolveHashKey(config.store, {
+    onWait: (error) =>
+      logger.warn({ error: error.message }, "waiting for Redis to read the shared marker key"),
+    onMismatch: () =>
+      logger.error(
+        "Redis holds another marker key than this replica uses: restart it, or set store.hash_key",
+      ),
+  }).catch((error: unknown) => {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`cg-compactor: ${error.message}\n`);
+    process.exit(2);
+  });
   const store = createStore(config.store, {
     onError: (error) => {
       metrics.storeError("connection");
@@ -43,7 +56,7 @@ function main(): void {
     },
   });
   const metrics = new Metrics({ store });
-  const app = createApp({ config, store, lifecycle, metrics, logger });
+  const app = createApp({ config, store, lifecycle, metrics, logger, hashKey: hashKey.key });
   const server = serve(
     {
       fetch: app.fetch,
@@ -94,7 +107,7 @@ function main(): void {
     force.unref();
     server.close(() => {
       probes?.close();
-      store.close().finally(() => process.exit(0));
+      Promise.all([store.close(), hashKey.close()]).finally(() => process.exit(0));
     });
     if ("closeIdleConnections" in server) server.closeIdleConnections();
     // Logged once the listener is closed: from this line on, a new connection is refused.
@@ -104,4 +117,4 @@ function main(): void {
   process.on("SIGINT", shutdown);
 }
 
-main();
+void main();

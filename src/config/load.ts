@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/config-error.js";
+import { checkCrossKeys } from "./cross-checks.js";
 import { applyEnv, envSources } from "./env.js";
 import { validatePipeline } from "./presets.js";
 import { type Config, configSchema } from "./schema.js";
@@ -30,6 +31,7 @@ export function parseConfig(
     const result = configSchema.safeParse(raw);
     if (!result.success) throw toConfigError(result.error);
     validatePipeline(result.data);
+    checkCrossKeys(result.data);
     return result.data;
   } catch (error) {
     throw error instanceof ConfigError ? namedBySource(error, sources) : error;

@@ -96,9 +96,11 @@ export const storeSchema = z.strictObject({
   enabled: z.boolean().default(true),
   backend: z.enum(["memory", "redis"]).default("memory"),
   ttl_seconds: positive.default(1800),
-  max_entries: positive.default(1000),
+  max_entries: positive.default(200_000),
   max_sessions: positive.default(100),
   max_bytes: positive.default(256 * 1024 * 1024),
+  /** Memory store: most bytes one session may hold (default max_bytes / 8), src/store/session-quota.ts. */
+  max_session_bytes: positive.optional(),
   /** Largest single original that is stashed; a larger one stays verbatim. */
   max_entry_bytes: positive.default(8 * 1024 * 1024),
   /** Expanded originals remembered per session, kept verbatim by later decisions. */
@@ -107,7 +109,10 @@ export const storeSchema = z.strictObject({
   max_ledger_bytes: positive.default(32 * 1024 * 1024),
   /** Deadline for one store operation; past it the offload is reverted. */
   timeout_ms: positive.default(250),
-  /** When set, marker ids are HMAC-SHA-256 under this key instead of plain SHA-256. */
+  /**
+   * Key of the marker ids (HMAC-SHA-256, §6). Unset: a random key per process, or on Redis the
+   * key the replicas share (src/hash-key/resolve.ts).
+   */
   hash_key: z.string().min(16).optional(),
   redis: z
     .strictObject({

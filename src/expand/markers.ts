@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHmac } from "node:crypto";
 
 /** Summary-mode sentinel: marks where content was compacted; resolves to nothing. */
 export const SENTINEL = "\u27eacg\u27eb";
@@ -51,12 +51,10 @@ export function carriesMarker(text: string): boolean {
 }
 
 /**
- * Content ids (§6): the first 16 lowercase hex chars of SHA-256 of the exact UTF-8 bytes, or of
- * HMAC-SHA-256 under a deployment key so a client cannot probe the store by hashing content.
+ * Content ids (§6): the first 16 lowercase hex chars of HMAC-SHA-256 of the exact UTF-8 bytes
+ * under the deployment's marker key, so a client cannot test whether some content is stashed by
+ * hashing it, and an id is a capability that appears only in its owner's compacted body.
  */
-export function contentHasher(hashKey?: string): (text: string) => string {
-  if (hashKey === undefined) {
-    return (text) => createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16);
-  }
+export function contentHasher(hashKey: string): (text: string) => string {
   return (text) => createHmac("sha256", hashKey).update(text, "utf8").digest("hex").slice(0, 16);
 }

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { Services } from "../app.js";
+import { explicitSessionKey } from "../session/key.js";
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const NOT_FOUND = { error: "expired, unknown, or not owned by this session" };
@@ -12,8 +13,11 @@ export function expandRoutes({ store }: Services): Hono {
     if (id === undefined || !ID.test(id)) {
       return c.json({ error: "query parameter id must be a marker id ([A-Za-z0-9_-]{1,64})" }, 400);
     }
-    const session = c.req.header("x-context-guru-session") ?? c.req.query("session");
-    if (session === undefined || session === "") return c.json(NOT_FOUND, 404);
+    // The same key /compact used for this id: an unusable id maps into its own namespace.
+    const session = explicitSessionKey(
+      c.req.header("x-context-guru-session") ?? c.req.query("session"),
+    );
+    if (session === undefined) return c.json(NOT_FOUND, 404);
     let original: string | undefined;
     try {
       original = await store.get(session, id);

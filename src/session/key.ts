@@ -2,23 +2,35 @@ import { createHash } from "node:crypto";
 import { isRecord } from "../wire/detect.js";
 import { contentText } from "../wire/transcript.js";
 
+/** An explicit id used as it is (§7). */
 const USABLE = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The namespace of explicit ids that are not usable as they are. */
+const HASHED_PREFIX = "sha256:";
 
-/** True when `id` may be used as an explicit session key (§7). */
-export function isUsableSessionId(id: unknown): id is string {
-  return typeof id === "string" && USABLE.test(id);
+/**
+ * The key an explicit session id stands for (§7): a usable id as it is; any other non-empty
+ * string `sha256:` + the first 32 hex of its SHA-256, so `alice@example.com` and
+ * `bob@example.com` never share a session and never fall back to the derived key. The mapped
+ * key is itself usable, so a client that sends it back lands in the same session. Undefined when
+ * there is no id (absent, empty, or not a string).
+ */
+export function explicitSessionKey(id: unknown): string | undefined {
+  if (typeof id !== "string" || id === "") return undefined;
+  if (USABLE.test(id)) return id;
+  return `${HASHED_PREFIX}${sha256Hex(id).slice(0, 32)}`;
 }
 
 /**
- * §7: a usable explicit id (header, else body `metadata.user_id`), else the first 16 hex of
- * SHA-256(first system text + NUL + first user text) — stable across the turns of a conversation.
+ * §7: an explicit id (header, else body `metadata.user_id`) through explicitSessionKey, else the
+ * first 16 hex of SHA-256(first system text + NUL + first user text) — stable across the turns
+ * of a conversation.
  */
 export function sessionKey(body: unknown, explicit?: string): string {
-  if (isUsableSessionId(explicit)) return explicit;
+  const fromHeader = explicitSessionKey(explicit);
+  if (fromHeader !== undefined) return fromHeader;
   if (!isRecord(body)) return derive("", "");
-  if (isRecord(body.metadata) && isUsableSessionId(body.metadata.user_id)) {
-    return body.metadata.user_id;
-  }
+  const fromBody = isRecord(body.metadata) ? explicitSessionKey(body.metadata.user_id) : undefined;
+  if (fromBody !== undefined) return fromBody;
   let system = body.system === undefined ? undefined : contentText(body.system);
   let user: string | undefined;
   for (const message of Array.isArray(body.messages) ? body.messages : []) {
@@ -33,5 +45,9 @@ export function sessionKey(body: unknown, explicit?: string): string {
 }
 
 function derive(system: string, user: string): string {
-  return createHash("sha256").update(`${system}\0${user}`, "utf8").digest("hex").slice(0, 16);
+  return sha256Hex(`${system}\0${user}`).slice(0, 16);
+}
+
+function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }

@@ -1,6 +1,13 @@
 import { StoreCapacityError, StoreEntryTooLargeError } from "../errors/store-error.js";
 import type { StashEntry } from "./types.js";
 
+/**
+ * What the memory store counts for each entry beyond the bytes of its value, key and owner ids:
+ * the cache's node, the entry object, its owner set and quota record. Counted in `max_bytes`,
+ * so that bound holds for memory, not only for payload.
+ */
+export const ENTRY_OVERHEAD_BYTES = 256;
+
 /** Exact UTF-8 size of a stashed value: what it occupies on the wire and, roughly, in memory. */
 export function valueBytes(value: string): number {
   return Buffer.byteLength(value, "utf8");

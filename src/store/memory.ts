@@ -2,28 +2,34 @@ import { LRUCache } from "lru-cache";
 import type { StoreConfig } from "../config/schema.js";
 import { StoreCapacityError } from "../errors/store-error.js";
 import type { SessionLedger } from "../session/ledger.js";
-import { checkPut, valueBytes } from "./entry-size.js";
+import { checkPut, ENTRY_OVERHEAD_BYTES, valueBytes } from "./entry-size.js";
 import { MemoryLedgers } from "./memory-ledgers.js";
+import { chargeOf, SessionQuota, sessionLimits } from "./session-quota.js";
 import { addNewest } from "./sticky-order.js";
 import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
 
 /** A kept original and the sessions allowed to read it (oldest first, at most `max_sessions`). */
 interface Kept {
   readonly value: string;
-  readonly owners: ReadonlySet<string>;
+  /** Changed in place only when the session quota takes an owner off a shared entry. */
+  readonly owners: Set<string>;
 }
 
 export interface MemoryStoreOptions {
   /** Milliseconds clock used for TTLs; tests inject one to move time by hand. */
   readonly clock?: () => number;
+  /** The per-session accounts; tests pass one in to read them. */
+  readonly quota?: SessionQuota;
 }
 
 /**
  * The in-process store (§7): one LRU of originals bounded by count (`max_entries`), bytes
- * (`max_bytes`, exact UTF-8 size of value, key and owner ids) and time (`ttl_seconds`, slid by
- * every owned read), plus the session ledgers (memory-ledgers.ts) bounded by
- * `max_ledger_bytes`. Owner records live on the entry, so they expire and are evicted together
- * with the value. With `enabled: false` (clean mode) nothing is stashed; ledgers are still kept.
+ * (`max_bytes`: exact UTF-8 size of value, key and owner ids plus a fixed overhead per entry) and
+ * time (`ttl_seconds`, slid by every owned read), plus the session ledgers (memory-ledgers.ts)
+ * bounded by `max_ledger_bytes`. Owner records live on the entry, so they expire and are evicted
+ * together with the value. Each session is held to its share of both bounds
+ * (src/store/session-quota.ts): past it, its own least recently used entries go first. With
+ * `enabled: false` (clean mode) nothing is stashed; ledgers are still kept.
  */
 export class MemoryStore implements Store {
   readonly backend = "memory";
@@ -31,10 +37,12 @@ export class MemoryStore implements Store {
   readonly #kept: LRUCache<string, Kept>;
   readonly #ledgers: MemoryLedgers;
   readonly #config: StoreConfig;
+  readonly #quota: SessionQuota;
 
   constructor(config: StoreConfig, options: MemoryStoreOptions = {}) {
     this.#config = config;
     this.persists = config.enabled;
+    this.#quota = options.quota ?? new SessionQuota(sessionLimits(config));
     const ttl = config.ttl_seconds * 1000;
     const clock = options.clock;
     // ttlResolution 0: read the clock on every call, so an injected clock takes effect at once.
@@ -50,6 +58,13 @@ export class MemoryStore implements Store {
       max: config.max_entries,
       maxSize: config.max_bytes,
       sizeCalculation: (kept, key) => keptBytes(key, kept),
+      // After every eviction, expiry, delete or replacement: owners no longer on the key pay no more.
+      disposeAfter: (kept, key) => {
+        const current = this.#kept.peek(key)?.owners;
+        for (const owner of kept.owners) {
+          if (!current?.has(owner)) this.#quota.release(owner, key);
+        }
+      },
     });
     this.#ledgers = new MemoryLedgers({
       maxBytes: config.max_ledger_bytes,
@@ -71,6 +86,7 @@ export class MemoryStore implements Store {
       const kept = this.#kept.peek(key);
       if (kept?.value !== value || !kept.owners.has(session)) return true;
       this.#kept.get(key);
+      this.#quota.touch(session, key);
       return false;
     });
     if (fresh.length > this.#config.max_entries) {
@@ -82,10 +98,13 @@ export class MemoryStore implements Store {
       maxEntryBytes: this.#config.max_entry_bytes,
       maxBytes: this.#config.max_bytes,
     });
+    const charges = new Map(fresh.map(({ key, value }) => [key, chargeOf(session, key, value)]));
+    for (const key of this.#quota.overflow(session, charges)) this.#disown(session, key);
     for (const { key, value } of fresh) {
       const owners = new Set(this.#kept.peek(key)?.owners);
       addNewest(owners, [session], this.#config.max_sessions);
       this.#kept.set(key, { value, owners });
+      if (this.#kept.has(key)) this.#quota.charge(session, key, charges.get(key) ?? 0);
     }
     // Owner ids and keys count towards max_bytes too; a put whose overhead tipped the bound
     // would have evicted its own entries, and an acknowledged put must be readable.
@@ -97,7 +116,17 @@ export class MemoryStore implements Store {
 
   async get(session: string, key: string): Promise<string | undefined> {
     if (!this.#kept.peek(key)?.owners.has(session)) return undefined;
-    return this.#kept.get(key)?.value;
+    const value = this.#kept.get(key)?.value;
+    if (value !== undefined) this.#quota.touch(session, key);
+    return value;
+  }
+
+  /** The session gives up `key`: the entry goes, unless other sessions own it too. */
+  #disown(session: string, key: string): void {
+    const kept = this.#kept.peek(key);
+    this.#quota.release(session, key);
+    if (kept && kept.owners.size > 1) kept.owners.delete(session);
+    else this.#kept.delete(key);
   }
 
   async ledger(session: string): Promise<SessionLedger> {
@@ -120,11 +149,12 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     this.#kept.clear();
     this.#ledgers.clear();
+    this.#quota.clear();
   }
 }
 
 function keptBytes(key: string, kept: Kept): number {
-  let bytes = valueBytes(kept.value) + valueBytes(key);
+  let bytes = ENTRY_OVERHEAD_BYTES + valueBytes(kept.value) + valueBytes(key);
   for (const owner of kept.owners) bytes += valueBytes(owner);
   return bytes;
 }

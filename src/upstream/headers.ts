@@ -56,12 +56,18 @@ export function upstreamRequestHeaders(
   return headers;
 }
 
-/** The upstream response headers to relay to the client. */
+/**
+ * The upstream response headers to relay to the client. The `x-context-guru-*` names are this
+ * service's own: an upstream (another compactor, or one that wants to pass for it) never sets
+ * them for the client.
+ */
 export function relayedResponseHeaders(upstream: Headers): Headers {
   const headers = new Headers();
   const listed = connectionListed(upstream);
   upstream.forEach((value, name) => {
-    if (RESPONSE_DROPPED.has(name) || listed.has(name)) return;
+    if (RESPONSE_DROPPED.has(name) || listed.has(name) || name.startsWith("x-context-guru-")) {
+      return;
+    }
     headers.append(name, value);
   });
   return headers;

@@ -9,6 +9,7 @@ import type { ModelCallReport } from "../../src/pipeline/report.js";
 import type { ComponentContext } from "../../src/pipeline/types.js";
 import { createStore } from "../../src/store/create.js";
 import { fakeContext, idOf, requestChanges, toolOutputs } from "../support/component-context.js";
+import { TEST_HASH_KEY } from "../support/hash-key.js";
 import { compactWithModelReply } from "../support/model-failure.js";
 import { type ModelReply, ScriptedModel } from "../support/scripted-model.js";
 
@@ -258,6 +259,7 @@ describe("extract_llm through POST /compact", () => {
       config,
       store: createStore(config.store),
       registry: { extract_llm: createExtractLlm(new ModelPool()) },
+      hashKey: TEST_HASH_KEY,
     });
     const response = await app.request("/compact", {
       method: "POST",

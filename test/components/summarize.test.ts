@@ -13,6 +13,7 @@ import { rehydrate } from "../../src/rehydrate.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
 import { idOf } from "../support/component-context.js";
+import { TEST_HASH_KEY } from "../support/hash-key.js";
 import { compactWithModelReply } from "../support/model-failure.js";
 import { type ModelReply, ScriptedModel } from "../support/scripted-model.js";
 
@@ -134,7 +135,7 @@ function setup(
   });
   const store: Store = createStore(config.store);
   const registry: Registry = { summarize: createSummarize(new ModelPool({ retryBaseMs: 1 })) };
-  const compactor = new Compactor({ config, store, registry });
+  const compactor = new Compactor({ config, store, registry, hashKey: TEST_HASH_KEY });
   return { config, store, registry, compactor };
 }
 

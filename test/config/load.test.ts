@@ -33,7 +33,7 @@ describe("configuration", () => {
       enabled: true,
       backend: "memory",
       ttl_seconds: 1800,
-      max_entries: 1000,
+      max_entries: 200_000,
       max_sessions: 100,
       max_bytes: 268435456,
     });

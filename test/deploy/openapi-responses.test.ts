@@ -112,12 +112,19 @@ interface Case {
 describe.each(transports)("real responses validate against openapi.yaml (%s)", (_name, connect) => {
   let open: Send;
   let guarded: Send;
+  let relaying: Send;
   let draining: Send;
   let compacted = "";
 
   beforeAll(async () => {
     open = await connect(buildApp());
     guarded = await connect(buildApp({ auth: { token } }));
+    relaying = await connect(
+      buildApp({
+        auth: { token },
+        upstream: { openai: { api_key: "sk-gateway" }, anthropic: { api_key: "sk-gateway" } },
+      }),
+    );
     const lifecycle = new Lifecycle();
     draining = await connect(buildApp({}, lifecycle));
     lifecycle.beginDrain();
@@ -266,6 +273,15 @@ describe.each(transports)("real responses validate against openapi.yaml (%s)", (
     expect(response.status).toBe(401);
     expect(await validator.check(method, path, response)).toEqual([]);
   });
+
+  it.each(["/v1/chat/completions", "/v1/messages"])(
+    "POST %s with a gateway key and without auth.token → documented 401",
+    async (path) => {
+      const response = await relaying(path, json(openaiBody(outputs)));
+      expect(response.status).toBe(401);
+      expect(await validator.check("POST", path, response)).toEqual([]);
+    },
+  );
 
   it.each([
     ["GET", "/readyz"],

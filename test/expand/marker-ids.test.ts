@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { carriesMarker, markerIds } from "../../src/expand/markers.js";
+import { carriesMarker, contentHasher, markerIds } from "../../src/expand/markers.js";
 
 /** The marker grammar (§6) as a pattern: the reference markerIds must agree with. */
 const byPattern = (text: string) =>
@@ -35,5 +35,16 @@ describe("markerIds", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("contentHasher", () => {
+  it.each([
+    // RFC 4231 test case 2.
+    ["Jefe", "what do ya want for nothing?", "5bdcc146bf60754e"],
+    ["deployment-key-one-0001", "", "89677986d3ba2bfd"],
+    ["deployment-key-two-0002", "", "d3304568febaf896"],
+  ])("under %j hashes %j to %s (HMAC-SHA-256, 16 hex)", (key, text, id) => {
+    expect(contentHasher(key)(text)).toBe(id);
   });
 });

@@ -13,6 +13,7 @@ import type {
 import { rehydrate } from "../../src/rehydrate.js";
 import { createStore } from "../../src/store/create.js";
 import { idOf } from "../support/component-context.js";
+import { TEST_HASH_KEY } from "../support/hash-key.js";
 
 const output = (label: string) =>
   Array.from({ length: 40 }, (_, line) => `${label} ${line}: lorem ipsum dolor sit amet`).join(
@@ -65,7 +66,7 @@ async function compact(registry: Registry, text: string, pipeline = ["summarize"
     components: { mask: { keep_recent: 0 } },
   });
   const store = createStore(config.store);
-  const compactor = new Compactor({ config, store, registry });
+  const compactor = new Compactor({ config, store, registry, hashKey: TEST_HASH_KEY });
   // Summaries reach back: they are decided on a request whose head may be re-decided (§4a).
   const result = await compactor.compact(text, { cache: "cold" });
   return { result, store, compactor };

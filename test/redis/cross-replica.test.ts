@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contentHasher, markerIds } from "../../src/expand/markers.js";
+import { markerIds } from "../../src/expand/markers.js";
 import { anthropicBody, openaiBody } from "../support/bodies.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
@@ -14,7 +14,6 @@ import {
 } from "./replicas.js";
 
 const skipped = redisSuiteSkipped("the cross-replica Redis tests");
-const hash = contentHasher();
 const tools = [{ type: "function", function: { name: "Bash", parameters: {} } }];
 const anthropicTools = [{ name: "Bash", input_schema: { type: "object" } }];
 
@@ -31,12 +30,11 @@ describe.skipIf(skipped)("two replicas sharing one Redis", () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    a = replica(server.url);
-    b = replica(server.url);
+    [a, b] = await Promise.all([replica(server.url), replica(server.url)]);
     await Promise.all([whenReady(a), whenReady(b)]);
   });
   afterAll(async () => {
-    await Promise.all([a?.store.close(), b?.store.close()]);
+    await Promise.all([a?.close(), b?.close()]);
     await server?.close();
   });
 
@@ -47,7 +45,7 @@ describe.skipIf(skipped)("two replicas sharing one Redis", () => {
       compacted.ids.map(async (id) => {
         const own = await expandOn(b, id, session);
         const stranger = await expandOn(b, id, `${session}-other`);
-        return { status: own.status, hashed: hash(own.text) === id, stranger: stranger.status };
+        return { status: own.status, hashed: b.idOf(own.text) === id, stranger: stranger.status };
       }),
     );
     const rehydrated = await b.app.request("/rehydrate", {

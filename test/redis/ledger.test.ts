@@ -19,14 +19,14 @@ describe.skipIf(skipped)("the session ledger shared by two replicas on one Redis
 
   beforeAll(async () => {
     server = await startRedisServer();
-    a = replica(server.url);
-    b = replica(server.url);
-    clean = replica(server.url, { store: { enabled: false }, marker_mode: "off" });
-    clean2 = replica(server.url, { store: { enabled: false }, marker_mode: "off" });
+    a = await replica(server.url);
+    b = await replica(server.url);
+    clean = await replica(server.url, { store: { enabled: false }, marker_mode: "off" });
+    clean2 = await replica(server.url, { store: { enabled: false }, marker_mode: "off" });
     await Promise.all([a, b, clean, clean2].map((target) => whenReady(target)));
   });
   afterAll(async () => {
-    await Promise.all([a, b, clean, clean2].map((target) => target?.store.close()));
+    await Promise.all([a, b, clean, clean2].map((target) => target?.close()));
     await server?.close();
   });
 

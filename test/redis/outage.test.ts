@@ -62,12 +62,11 @@ describe.skipIf(skipped)("Redis stopped mid-run", () => {
 
   beforeAll(async () => {
     server = await startRedisServer(undefined, { persistent: true });
-    a = replica(server.url);
-    b = replica(server.url);
+    [a, b] = await Promise.all([replica(server.url), replica(server.url)]);
     await Promise.all([whenReady(a), whenReady(b)]);
   });
   afterAll(async () => {
-    await Promise.all([a?.store.close(), b?.store.close()]);
+    await Promise.all([a?.close(), b?.close()]);
     await server?.close();
   });
 
@@ -128,12 +127,12 @@ describe.skipIf(skipped)("Redis paused (SIGSTOP)", () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    a = replica(server.url);
+    a = await replica(server.url);
     await whenReady(a);
   });
   afterEach(() => server.resume());
   afterAll(async () => {
-    await a?.store.close();
+    await a?.close();
     await server?.close();
   });
 

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { contentHasher } from "../../src/expand/markers.js";
 import { anthropicBody, openaiBody } from "../support/bodies.js";
 import {
   anthropicEvents,
@@ -20,7 +19,6 @@ import {
 } from "./replicas.js";
 
 const skipped = redisSuiteSkipped("the Redis proxy-loop tests");
-const hash = contentHasher();
 const FINAL = "The build fails in step 3.";
 
 type Message = { role: string; content?: unknown; tool_call_id?: string };
@@ -81,8 +79,8 @@ describe.skipIf(skipped)("the proxy loop on one replica resolves markers of anot
   beforeAll(async () => {
     server = await startRedisServer();
     upstream = await ScriptedUpstream.start();
-    a = replica(server.url);
-    b = replica(server.url, {
+    a = await replica(server.url);
+    b = await replica(server.url, {
       upstream: {
         openai: { base_url: `http://127.0.0.1:${upstream.port}/v1` },
         anthropic: { base_url: `http://127.0.0.1:${upstream.port}` },
@@ -91,7 +89,7 @@ describe.skipIf(skipped)("the proxy loop on one replica resolves markers of anot
     await Promise.all([whenReady(a), whenReady(b)]);
   });
   afterAll(async () => {
-    await Promise.all([a?.store.close(), b?.store.close(), upstream?.close()]);
+    await Promise.all([a?.close(), b?.close(), upstream?.close()]);
     await server?.close();
   });
   beforeEach(() => upstream.reset());
@@ -105,10 +103,10 @@ describe.skipIf(skipped)("the proxy loop on one replica resolves markers of anot
       const compacted = await compactOn(a, body(seed), session);
       // The marker of a build log whose original text is known here.
       const original = generatedOutputs(seed).find((output) =>
-        compacted.ids.includes(hash(output)),
+        compacted.ids.includes(a.idOf(output)),
       );
       expect(original).toBeDefined();
-      const id = hash(original ?? "");
+      const id = a.idOf(original ?? "");
       upstream.reply(...replies(id));
 
       const response = await b.app.request(path, {

@@ -3,7 +3,8 @@ import { vi } from "vitest";
 import { createApp } from "../../src/app.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { ConfigInput } from "../../src/config/schema.js";
-import { markerIds } from "../../src/expand/markers.js";
+import { contentHasher, markerIds } from "../../src/expand/markers.js";
+import { resolveHashKey } from "../../src/hash-key/resolve.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
 import { jsonArrayOutput, logOutput } from "../support/bodies.js";
@@ -22,24 +23,37 @@ export function redisSuiteSkipped(suite: string): boolean {
   return true;
 }
 
-/** One replica of the service: its own app and its own Redis-backed store. */
+/** One replica of the service: its own app, Redis-backed store and marker key. */
 export interface Replica {
   readonly app: Hono;
   readonly store: Store;
+  /** The content ids this replica writes. */
+  readonly idOf: (text: string) => string;
+  /** Closes the store and the marker key's connection. */
+  close(): Promise<void>;
 }
 
 /**
- * A replica over `url` with the defaults (agent preset, full markers) and `overrides`. Each
- * call makes a new client, as a separate pod would.
+ * A replica over `url` with the defaults (agent preset, full markers) and `overrides`, its
+ * marker key resolved as the server does at start. Each call makes new clients, as a separate
+ * pod would.
  */
-export function replica(url: string, overrides: ConfigInput = {}): Replica {
+export async function replica(url: string, overrides: ConfigInput = {}): Promise<Replica> {
   const { store: storeOverrides, ...rest } = overrides;
   const config = parseConfig({
     ...rest,
     store: { ...storeOverrides, backend: "redis", redis: { url } },
   });
+  const hashKey = await resolveHashKey(config.store);
   const store = createStore(config.store, { onError: () => undefined });
-  return { app: createApp({ config, store }), store };
+  return {
+    app: createApp({ config, store, hashKey: hashKey.key }),
+    store,
+    idOf: contentHasher(hashKey.key),
+    close: async () => {
+      await Promise.all([store.close(), hashKey.close()]);
+    },
+  };
 }
 
 /** Waits until `/readyz` of the replica answers 200 (its client is connected). */

@@ -21,12 +21,12 @@ describe.skipIf(skipped)("store.ttl_seconds through the app on Redis", () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    a = replica(server.url, { store: { ttl_seconds: 1 } });
-    b = replica(server.url, { store: { ttl_seconds: 1 } });
+    const overrides = { store: { ttl_seconds: 1 } };
+    [a, b] = await Promise.all([replica(server.url, overrides), replica(server.url, overrides)]);
     await Promise.all([whenReady(a), whenReady(b)]);
   });
   afterAll(async () => {
-    await Promise.all([a?.store.close(), b?.store.close()]);
+    await Promise.all([a?.close(), b?.close()]);
     await server?.close();
   });
 

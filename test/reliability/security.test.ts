@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
@@ -12,6 +13,8 @@ import { FaultUpstream } from "./fault-upstream.js";
 const TOKEN = "t0ken-with-enough-length-1234";
 const SECRET = "sk-PLANTED-SECRET-0123456789";
 const PLANTED = "PLANTED-MESSAGE-CONTENT-4711";
+const KEY_ONE = "deployment-key-one-0001";
+const KEY_TWO = "deployment-key-two-0002";
 
 function appWith(input: ConfigInput = {}, logger?: ReturnType<typeof createLogger>) {
   const config = parseConfig(input);
@@ -51,7 +54,7 @@ async function compact(app: ReturnType<typeof appWith>, body: string, session: s
 
 describe("GET /expand is scoped to the session that stashed", () => {
   it("answers the owner with the exact original and everyone else with 404", async () => {
-    const app = appWith();
+    const app = appWith({ store: { hash_key: KEY_ONE } });
     const { ids } = await compact(app, agentBody("own"), "owner-session");
     expect(ids.length).toBeGreaterThan(0);
     const id = ids[0] as string;
@@ -59,7 +62,7 @@ describe("GET /expand is scoped to the session that stashed", () => {
       headers: { "x-context-guru-session": "owner-session" },
     });
     expect(owner.status).toBe(200);
-    expect(contentHasher()(await owner.text())).toBe(id);
+    expect(contentHasher(KEY_ONE)(await owner.text())).toBe(id);
     const refusals = [
       app.request(`/expand?id=${id}`, { headers: { "x-context-guru-session": "other-session" } }),
       app.request(`/expand?id=${id}&session=other-session`),
@@ -120,34 +123,80 @@ describe("optional bearer token", () => {
   });
 });
 
-describe("HMAC marker ids (store.hash_key)", () => {
-  it("the same content gets different ids under different keys, and each resolves", async () => {
+const sha256Prefix = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16);
+
+/** Each id of `ids` expanded by `session` on `app`: the stashed original. */
+async function originals(app: ReturnType<typeof appWith>, ids: readonly string[]) {
+  const headers = { "x-context-guru-session": "s" };
+  return Promise.all(
+    ids.map(async (id) => {
+      const response = await app.request(`/expand?id=${id}`, { headers });
+      expect(response.status).toBe(200);
+      return response.text();
+    }),
+  );
+}
+
+describe("marker ids are HMAC-SHA-256 under a deployment key (§6)", () => {
+  it("by default each deployment makes its own key: ids differ and are no content hash", async () => {
     const body = agentBody("same");
-    const plain = await compact(appWith(), body, "s");
-    const keyed = [
-      appWith({ store: { hash_key: "deployment-key-one-0001" } }),
-      appWith({ store: { hash_key: "deployment-key-two-0002" } }),
+    const [one, two] = [appWith(), appWith()];
+    const [first, second] = await Promise.all([compact(one, body, "s"), compact(two, body, "s")]);
+    expect(first.ids.length).toBeGreaterThan(0);
+    expect(second.ids.length).toBe(first.ids.length);
+    expect(second.ids.filter((id) => first.ids.includes(id))).toEqual([]);
+    const texts = await originals(one, first.ids);
+    expect(await originals(two, second.ids)).toEqual(texts);
+    // Hashing a guessed original gives nothing to look up.
+    expect(texts.map(sha256Prefix).filter((id) => first.ids.includes(id))).toEqual([]);
+    const probe = await one.request(`/expand?id=${sha256Prefix(texts[0] as string)}`, {
+      headers: { "x-context-guru-session": "s" },
+    });
+    expect(probe.status).toBe(404);
+    // One deployment's ids mean nothing to the other.
+    const foreign = await two.request(`/expand?id=${first.ids[0]}`, {
+      headers: { "x-context-guru-session": "s" },
+    });
+    expect(foreign.status).toBe(404);
+  });
+
+  it("with store.hash_key every deployment under one key writes the same ids, others do not", async () => {
+    const body = agentBody("keyed");
+    const apps = [
+      appWith({ store: { hash_key: KEY_ONE } }),
+      appWith({ store: { hash_key: KEY_ONE } }),
+      appWith({ store: { hash_key: KEY_TWO } }),
     ];
-    const [one, two] = await Promise.all(keyed.map((app) => compact(app, body, "s")));
-    expect(one?.ids.length).toBe(plain.ids.length);
-    expect(two?.ids.length).toBe(plain.ids.length);
-    for (const id of one?.ids ?? []) {
-      expect(plain.ids).not.toContain(id);
-      expect(two?.ids).not.toContain(id);
-    }
-    for (const [index, app] of keyed.entries()) {
-      const own = [one, two][index]?.ids[0] as string;
-      const other = [two, one][index]?.ids[0] as string;
-      const headers = { "x-context-guru-session": "s" };
-      const expanded = await app.request(`/expand?id=${own}`, { headers });
-      expect(expanded.status).toBe(200);
-      expect(
-        contentHasher(["deployment-key-one-0001", "deployment-key-two-0002"][index])(
-          await expanded.text(),
-        ),
-      ).toBe(own);
-      expect((await app.request(`/expand?id=${other}`, { headers })).status).toBe(404);
-    }
+    const [one, again, other] = await Promise.all(apps.map((app) => compact(app, body, "s")));
+    expect(one?.ids.length).toBeGreaterThan(0);
+    expect(again?.ids).toEqual(one?.ids);
+    expect(other?.ids.filter((id) => one?.ids.includes(id))).toEqual([]);
+    const texts = await originals(apps[0] as ReturnType<typeof appWith>, one?.ids ?? []);
+    expect(texts.map(contentHasher(KEY_ONE))).toEqual(one?.ids);
+    expect(
+      (await originals(apps[2] as ReturnType<typeof appWith>, other?.ids ?? [])).map(
+        contentHasher(KEY_TWO),
+      ),
+    ).toEqual(other?.ids);
+  });
+
+  it("/rehydrate restores with the deployment's own key", async () => {
+    const app = appWith();
+    const body = agentBody("rehydrate");
+    const compacted = await app.request("/compact", {
+      method: "POST",
+      body,
+      headers: { "x-context-guru-session": "s", "x-context-guru-cache": "cold" },
+    });
+    const text = await compacted.text();
+    expect(rawMarkerIds(text).length).toBeGreaterThan(0);
+    const restored = await app.request("/rehydrate", {
+      method: "POST",
+      body: text,
+      headers: { "x-context-guru-session": "s" },
+    });
+    expect(restored.headers.get("x-context-guru-unresolved")).toBe("0");
+    expect(await restored.text()).toBe(body);
   });
 });
 

@@ -2,6 +2,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:
 import { describe, expect, it } from "vitest";
 import { postCompact, testApp } from "../support/app.js";
 import { MASKABLE_OUTPUTS, openaiBody } from "../support/bodies.js";
+import { TEST_HASH_KEY } from "../support/hash-key.js";
 
 const body = openaiBody(MASKABLE_OUTPUTS);
 const plain = Buffer.from(body);
@@ -17,8 +18,10 @@ describe("POST /compact with a content-encoded body", () => {
     ["br", brotliCompressSync(plain)],
     ["gzip, br", brotliCompressSync(gzipSync(plain))],
   ])("%s is decompressed and compacted like the plain body", async (coding, encoded) => {
-    const { app } = testApp();
-    const reference = await postCompact(testApp().app, body, { headers: session });
+    // One deployment's key, so both apps write the same marker ids.
+    const deployment = { store: { hash_key: TEST_HASH_KEY } };
+    const { app } = testApp(deployment);
+    const reference = await postCompact(testApp(deployment).app, body, { headers: session });
     const expected = await reference.text();
     const response = await postCompact(app, encoded, {
       headers: { ...session, "content-encoding": coding },

@@ -138,15 +138,17 @@ describe("POST /compact rewrites only what changed", () => {
     expect(response.headers.get("x-context-guru-markers")).toBe(String(sentinels));
   });
 
-  it("reports the explicit session, else a derived one", async () => {
+  it("reports the explicit session, an unusable one hashed, else a derived one", async () => {
     const body = openaiBody(["x"]);
     const explicit = await postCompact(app, body, {
       headers: { "x-context-guru-session": "abc.1:2-3" },
     });
     expect(explicit.headers.get("x-context-guru-session")).toBe("abc.1:2-3");
-    const derived = await postCompact(app, body, {
+    const hashed = await postCompact(app, body, {
       headers: { "x-context-guru-session": "bad id!" },
     });
+    expect(hashed.headers.get("x-context-guru-session")).toMatch(/^sha256:[0-9a-f]{32}$/);
+    const derived = await postCompact(app, body);
     expect(derived.headers.get("x-context-guru-session")).toMatch(/^[0-9a-f]{16}$/);
   });
 });

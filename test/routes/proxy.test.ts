@@ -4,6 +4,7 @@ import { createApp } from "../../src/app.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import { proxyRoutes } from "../../src/routes/proxy.js";
 import { createStore } from "../../src/store/create.js";
+import { TEST_HASH_KEY } from "../support/hash-key.js";
 import { expandCall, openaiJson } from "../support/model-replies.js";
 import { MASKED_ID, openaiConversation } from "../support/proxy-harness.js";
 import { ScriptedUpstream } from "../support/scripted-upstream.js";
@@ -35,7 +36,7 @@ describe("proxy routes in process", () => {
         ...overrides.upstream,
       },
     });
-    return createApp({ config, store: createStore(config.store) });
+    return createApp({ config, store: createStore(config.store), hashKey: TEST_HASH_KEY });
   };
 
   beforeAll(async () => {
@@ -112,15 +113,18 @@ describe("proxy routes in process", () => {
 
   it("replaces the client's credentials with a configured gateway key", async () => {
     upstream.reply({ json: {} }, { json: {} });
+    const token = "proxy-token-0123456789abcdef";
     const app = appWith({
+      auth: { token },
       upstream: {
         openai: { base_url: `http://127.0.0.1:${upstream.port}/v1`, api_key: "sk-gateway" },
         anthropic: { base_url: `http://127.0.0.1:${upstream.port}`, api_key: "sk-ant-gateway" },
       },
     });
 
-    await post(app, "/v1/chat/completions", { headers: { "x-api-key": "client" } });
-    await post(app, "/v1/messages", { headers: { "x-api-key": "client" } });
+    const headers = { authorization: `Bearer ${token}`, "x-api-key": "client" };
+    await post(app, "/v1/chat/completions", { headers });
+    await post(app, "/v1/messages", { headers });
 
     const [openai, anthropic] = upstream.requests.map((request) => request.headers);
     expect([openai?.authorization, openai?.["x-api-key"]]).toEqual([

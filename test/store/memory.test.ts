@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type StoreConfig, storeSchema } from "../../src/config/schema.js";
 import { StoreCapacityError, StoreEntryTooLargeError } from "../../src/errors/store-error.js";
+import { ENTRY_OVERHEAD_BYTES } from "../../src/store/entry-size.js";
 import { MemoryStore } from "../../src/store/memory.js";
 
 function memoryStore(overrides: Partial<StoreConfig> = {}) {
@@ -90,7 +91,7 @@ describe("memory store: time", () => {
 
 describe("memory store: bounds", () => {
   it("evicts the least recently used entry beyond max_entries", async () => {
-    const { store } = memoryStore({ max_entries: 3 });
+    const { store } = memoryStore({ max_entries: 3, max_session_bytes: 256 * 1024 * 1024 });
     await store.put("s", [
       { key: "a", value: "A" },
       { key: "b", value: "B" },
@@ -102,16 +103,37 @@ describe("memory store: bounds", () => {
     expect(reads).toEqual(["A", undefined, "C", "D"]);
   });
 
-  it("counts exact UTF-8 bytes of value, key and owners", async () => {
+  it("counts exact UTF-8 bytes of value, key and owners, plus the fixed entry overhead", async () => {
     const { store } = memoryStore();
     await store.put("s1", [{ key: "k1", value: "é".repeat(10) }]);
     await store.put("s2", [{ key: "k1", value: "é".repeat(10) }]);
-    // 20 bytes of value + 2 of key + 2 + 2 of owners.
-    expect(await store.stats()).toEqual({ entries: 1, bytes: 26 });
+    // 256 of overhead + 20 bytes of value + 2 of key + 2 + 2 of owners.
+    expect(ENTRY_OVERHEAD_BYTES).toBe(256);
+    expect(await store.stats()).toEqual({ entries: 1, bytes: 282 });
+  });
+
+  it("bounds many tiny entries by max_bytes through the overhead, not only by max_entries", async () => {
+    // Each entry: 256 + 1 of value + 2–3 of key + 1 of owner.
+    const { store } = memoryStore({ max_bytes: 10 * 261, max_session_bytes: 10 * 261 });
+    for (let index = 0; index < 40; index++) {
+      await store.put("s", [{ key: `k${index}`, value: "x" }]);
+    }
+    const { entries, bytes } = await store.stats();
+    expect(entries).toBe(10);
+    expect(bytes).toBeLessThanOrEqual(10 * 261);
+    expect(await store.get("s", "k39")).toBe("x");
+    expect(await store.get("s", "k29")).toBeUndefined();
+  });
+
+  it("at the defaults max_bytes binds before max_entries once entries average 1.1 KB", () => {
+    const config = storeSchema.parse({});
+    expect([config.max_bytes, config.max_entries]).toEqual([256 * 1024 * 1024, 200_000]);
+    const perEntry = config.max_bytes / config.max_entries - ENTRY_OVERHEAD_BYTES;
+    expect(Math.round(perEntry)).toBe(1086);
   });
 
   it("never holds more than max_bytes", async () => {
-    const { store } = memoryStore({ max_bytes: 1_000 });
+    const { store } = memoryStore({ max_bytes: 1_000, max_session_bytes: 1_000 });
     const sizes: number[] = [];
     for (let index = 0; index < 50; index++) {
       await store.put("s", [{ key: `k${index}`, value: "x".repeat(90 + index) }]);
@@ -146,18 +168,21 @@ describe("memory store: bounds", () => {
       values: ["abc", "def"],
       message: "store put: 6 bytes in one put, more than store.max_bytes",
     },
-    {
-      name: "an entry whose key and owner tip max_bytes",
-      overrides: { max_bytes: 5 },
-      values: ["abcde"],
-      message: "store put: entry k0 did not fit within store.max_bytes",
-    },
   ])("rejects a put of $name", async ({ overrides, values, message }) => {
     const { store } = memoryStore(overrides);
     const entries = values.map((value, index) => ({ key: `k${index}`, value }));
     const put = store.put("s", entries);
     await expect(put).rejects.toBeInstanceOf(StoreCapacityError);
     await expect(put).rejects.toThrow(message);
+  });
+
+  it("rejects a put whose owner id tips max_bytes, as the entry would not be readable", async () => {
+    // 256 + 40 of value + 2 of key + 2 of owner: exactly 300; a second owner adds 2 more.
+    const { store } = memoryStore({ max_bytes: 300, max_session_bytes: 300 });
+    await store.put("s1", [{ key: "k0", value: "a".repeat(40) }]);
+    const put = store.put("s2", [{ key: "k0", value: "a".repeat(40) }]);
+    await expect(put).rejects.toBeInstanceOf(StoreCapacityError);
+    await expect(put).rejects.toThrow("store put: entry k0 did not fit within store.max_bytes");
   });
 
   it("drops the least recently used session's ledger beyond max_ledger_bytes", async () => {

@@ -1,5 +1,5 @@
 import type { ComponentName, MarkerMode } from "../../src/config/schema.js";
-import { contentHasher, EXPAND_HINT, markerFor, SENTINEL } from "../../src/expand/markers.js";
+import { EXPAND_HINT, markerFor, SENTINEL } from "../../src/expand/markers.js";
 import { TokenCounter } from "../../src/pipeline/tokens.js";
 import type {
   Change,
@@ -8,9 +8,10 @@ import type {
   RequestComponent,
 } from "../../src/pipeline/types.js";
 import type { ToolCall, ToolOutput } from "../../src/wire/types.js";
+import { testIdOf } from "./hash-key.js";
 
 const counter = new TokenCounter();
-const hash = contentHasher();
+const hash = testIdOf;
 
 export interface FakeContext extends ComponentContext {
   /** Originals the component asked to stash, by id (full mode). */
@@ -73,7 +74,7 @@ export function toolOutputs(
   });
 }
 
-/** The content id markers use for `text` (plain SHA-256 prefix). */
+/** The content id markers use for `text` (under the tests' fixed marker key). */
 export const idOf = hash;
 
 /** A request-scoped component's changes as the pipeline builds them: select, then reduce each. */

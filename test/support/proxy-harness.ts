@@ -5,10 +5,10 @@ import type { Hono } from "hono";
 import type OpenAI from "openai";
 import { createApp } from "../../src/app.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
-import { contentHasher } from "../../src/expand/markers.js";
 import type { BailReason, ProxyEvents } from "../../src/proxy/events.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
+import { TEST_HASH_KEY, testIdOf } from "./hash-key.js";
 import { ScriptedUpstream } from "./scripted-upstream.js";
 
 /** What the loop reported through its hooks. */
@@ -42,9 +42,12 @@ export async function startHarness(overrides: ConfigInput = {}): Promise<Harness
     pipeline: ["mask"],
     ...overrides,
     upstream: {
-      openai: { base_url: `http://127.0.0.1:${upstream.port}/v1` },
-      anthropic: { base_url: `http://127.0.0.1:${upstream.port}` },
       ...overrides.upstream,
+      openai: { base_url: `http://127.0.0.1:${upstream.port}/v1`, ...overrides.upstream?.openai },
+      anthropic: {
+        base_url: `http://127.0.0.1:${upstream.port}`,
+        ...overrides.upstream?.anthropic,
+      },
     },
   });
   const store = createStore(config.store);
@@ -56,7 +59,7 @@ export async function startHarness(overrides: ConfigInput = {}): Promise<Harness
     onBail: (reason) => events.bails.push(reason),
     onResponse: (info) => events.responses.push(info),
   };
-  const app = createApp({ config, store, proxyEvents });
+  const app = createApp({ config, store, proxyEvents, hashKey: TEST_HASH_KEY });
   const server = await new Promise<ServerType>((resolve) => {
     const listening = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
       resolve(listening),
@@ -89,7 +92,7 @@ export function toolOutput(index: number): string {
   ).join("\n");
 }
 
-export const hashOf = contentHasher();
+export const hashOf = testIdOf;
 /** The id mask gives the oldest output of the conversations below. */
 export const MASKED_ID = hashOf(toolOutput(0));
 /** An id no request carries. */

@@ -65,7 +65,7 @@ describe("upstream request headers", () => {
 });
 
 describe("relayed response headers", () => {
-  it("drops framing, encoding, cookies and hop-by-hop headers", () => {
+  it("drops framing, encoding, cookies, hop-by-hop headers and the upstream's x-context-guru-*", () => {
     const upstream = new Headers({
       "content-type": "text/event-stream",
       "content-encoding": "gzip",
@@ -75,6 +75,9 @@ describe("relayed response headers", () => {
       "set-cookie": "a=b",
       "x-request-id": "req_1",
       "retry-after": "3",
+      "x-context-guru-markers": "7",
+      "X-Context-Guru-Session": "someone-else",
+      "x-context-guru-expand-rounds": "3",
     });
     expect(entries(relayedResponseHeaders(upstream))).toEqual({
       "content-type": "text/event-stream",
