@@ -1,5 +1,5 @@
+import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import { isFileContent } from "./file-content.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
@@ -119,7 +119,7 @@ export const extract: OutputComponent<"extract"> = {
   kind: "offload",
   scope: "output",
   reduce(output, options, context) {
-    if (isFileContent(output)) return undefined;
+    if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const lines = output.text.split("\n");
     const kept = project(lines);
