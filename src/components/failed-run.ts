@@ -6,8 +6,8 @@ import { detectRun } from "./test-runs.js";
 export const SUPERSEDED = "[superseded by a later run]";
 
 /**
- * Offload: of two or more test/build runs of one family (see test-runs.ts), every earlier run
- * that failed is replaced by a placeholder. The last run of each family is always kept, and so
+ * Offload: of two or more test/build runs of one target (see test-runs.ts), every earlier run
+ * that failed is replaced by a placeholder. The last run of each target is always kept, and so
  * is every earlier run that passed or whose outcome cannot be read.
  */
 export const failedRun = {
@@ -20,12 +20,12 @@ export const failedRun = {
       .map((output) => ({ output, run: detectRun(output) }));
     const lastOfFamily = new Map<string, number>();
     for (const { output, run } of runs) {
-      if (run !== undefined) lastOfFamily.set(run.family, output.index);
+      if (run !== undefined) lastOfFamily.set(run.target, output.index);
     }
     const changes: Change[] = [];
     for (const { output, run } of runs) {
       if (run === undefined || !run.failed) continue;
-      if (lastOfFamily.get(run.family) === output.index) continue;
+      if (lastOfFamily.get(run.target) === output.index) continue;
       if (!context.atLeastTokens(output.text, options.min_tokens)) continue;
       changes.push({
         index: output.index,
