@@ -12,7 +12,7 @@ export const descriptions: Readonly<Record<string, string>> = {
     "Run the component only when the request has at least this many messages (0: always).",
   "components.<name>.trigger.min_output_tokens":
     "Consider only tool outputs of at least this many tokens (0: all).",
-  "components.{format,toon,textclean,linecap}.min_tokens":
+  "components.{format,toon,textclean,searchfold,linecap}.min_tokens":
     "Outputs below this many tokens are left alone.",
   "components.mask.keep_recent": "The newest tool outputs kept verbatim; older ones are masked.",
   "components.{mask,dedup,failed_run,cmdfilter}.min_tokens":

@@ -40,6 +40,7 @@ export const componentsSchema = z.strictObject({
   format: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
   toon: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
   textclean: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
+  searchfold: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
   mask: z
     .strictObject({ ...common, keep_recent: count.default(3), min_tokens: count.default(100) })
     .prefault({}),
