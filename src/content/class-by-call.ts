@@ -32,9 +32,14 @@ const LISTERS = new Set(["find", "fd", "fdfind", "ls", "tree", "locate"]);
 const GIT_DIFFS = new Set(["diff", "show", "format-patch"]);
 const PATCH_FLAGS = new Set(["-p", "-u", "--patch"]);
 
+/** True for a tool that reads a file (`Read`, `read_file`, `view`, `str_replace_editor`, …). */
+export function isReadTool(name: string): boolean {
+  return READ_TOOLS.test(name);
+}
+
 export function classOfCall(call: ToolCall | undefined): CallClass | undefined {
   if (!call) return undefined;
-  if (READ_TOOLS.test(call.name)) return "file";
+  if (isReadTool(call.name)) return "file";
   if (SEARCH_TOOLS.test(call.name)) return "search";
   const command = commandOf(call);
   return command === undefined ? undefined : classOfCommand(command);
