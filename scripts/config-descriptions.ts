@@ -5,7 +5,11 @@ export const descriptions: Readonly<Record<string, string>> = {
   pipeline: "Explicit component list; wins over `preset`. An unknown name stops start-up.",
   marker_mode:
     "How offloaders mark what they dropped: `full` (`<<cg:HASH>>`, stashed), `summary` (`⟪cg⟫`), `off` (nothing). `full` without a persisting store acts as `off`.",
+  exclude_tools:
+    "Tools whose outputs no component changes (names without regard to case): the expand tool's results, sub-agent reports, task lists and plans, the user's answers. Set `[]` to compact them too.",
   "components.<name>.marker_mode": "Overrides `marker_mode` for one component.",
+  "components.<name>.exclude_tools":
+    "Tools whose outputs this component leaves alone, besides the global `exclude_tools`.",
   "components.<name>.trigger.min_request_tokens":
     "Run the component only when the request has at least this many message tokens (0: always).",
   "components.<name>.trigger.min_messages":
