@@ -21,7 +21,9 @@ import { withMarkerLine } from "./marked-phrase.js";
  *
  * Every run of dropped lines becomes one note where it was, saying what and how much:
  * `… (12 progress lines)`, `… (repeated 8 lines)`, `… (3 progress lines, repeated 2 lines)`. A
- * run whose note would be longer than the lines it stands for is kept as it is.
+ * run whose note would be longer than the lines it stands for is kept as it is. When nothing
+ * but blank lines would be left, the first and last non-blank lines stay: the result is never
+ * made of notes alone.
  *
  * Result: the kept lines and notes joined by `\n`, then `\n` + T on its own last line (T alone
  * when the text already ends with `\n`); in off mode nothing is appended. Undefined when nothing
@@ -124,7 +126,16 @@ function fates(lines: readonly string[]): Fate[] {
     }
     remember(position++);
   }
+  keepEnds(lines, fate);
   return fate;
+}
+
+/** When no non-blank line is kept, keeps the first and the last one. */
+function keepEnds(lines: readonly string[], fate: Fate[]): void {
+  const filled = [...lines.keys()].filter((index) => (lines[index] as string).trim() !== "");
+  if (filled.length === 0 || filled.some((index) => fate[index] === "kept")) return;
+  fate[filled[0] as number] = "kept";
+  fate[filled[filled.length - 1] as number] = "kept";
 }
 
 function plural(count: number, noun: string): string {

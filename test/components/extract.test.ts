@@ -93,6 +93,11 @@ describe("extract", () => {
       `${reset}\nstep two done\n… (1 progress line, repeated 2 lines)\nfinished`,
     ],
     [
+      "an output of progress lines only, keeping its first and last line",
+      `|\n${"[=====>    ] 45%\n".repeat(6)}   ━━━━━━━━━━ 1.2/1.2 MB 3.4 MB/s eta 0:00:00`,
+      "|\n… (6 progress lines)\n   ━━━━━━━━━━ 1.2/1.2 MB 3.4 MB/s eta 0:00:00",
+    ],
+    [
       "an error line on a progress bar",
       "[=====>    ] 50% error: checksum mismatch\n[=====>    ] 50% done downloading the thing",
       "[=====>    ] 50% error: checksum mismatch\n… (1 progress line)",
