@@ -1,9 +1,11 @@
+import { cleanText } from "../components/textclean.js";
 import type { ContentClass } from "./content-class.js";
 
 /**
  * The class a tool output has by its shape, for outputs whose call does not say (an unknown
  * tool, a script, no paired call). Only the start of the text is read (`WINDOW_CHARS`, the first
- * `WINDOW_LINES` lines), so classing a megabyte costs no more than classing a page.
+ * `WINDOW_LINES` lines), so classing a megabyte costs no more than classing a page, and it is
+ * read as textclean leaves it (no ANSI colours, no `\r` redraws), so a coloured diff is a diff.
  * - `diff`: a unified diff hunk header (`@@ -1,3 +1,4 @@`) after a file header (`diff --git`,
  *   `--- a` followed by `+++ b`, `Index:`);
  * - `search`: at least `MIN_LINES` non-blank lines, `MIN_SHARE` of them `path:12:` or `path-12-`
@@ -31,8 +33,7 @@ const LOG_LINE =
   /^\s*(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL)\b|.*(?:\d\s?%|[━█▓▒░]{3}))/;
 
 export function classOfShape(text: string): ContentClass | undefined {
-  const lines = text
-    .slice(0, WINDOW_CHARS)
+  const lines = cleanText(text.slice(0, WINDOW_CHARS))
     .split("\n", WINDOW_LINES)
     .map((line) => line.slice(0, LINE_CHARS));
   if (isDiff(lines)) return "diff";

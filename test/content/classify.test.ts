@@ -63,6 +63,12 @@ describe("classifyOutput", () => {
     ["git log without patches", code, bash("git log --oneline"), "log"],
     ["a script printing a diff", unifiedDiff, bash("./make-patch.sh"), "diff"],
     ["a unified diff, no call", unifiedDiff, undefined, "diff"],
+    [
+      "a coloured diff from a script",
+      unifiedDiff.replace(/^([-+@])/gm, "\u001b[32m$1").replace(/$/gm, "\u001b[m"),
+      bash("./make-patch.sh"),
+      "diff",
+    ],
     ["a plain unified diff, no call", plainDiff, undefined, "diff"],
     ["grep matches, no call", grepLines, undefined, "search"],
     ["paths, no call", paths, undefined, "search"],
