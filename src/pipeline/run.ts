@@ -393,9 +393,14 @@ async function collectChanges(
 
 /**
  * The memo key of an output's call: what output-scoped components may read of it, the tool's
- * name and the shell command it ran (`command` or `cmd`, a string or an argv array).
+ * name and the shell command it ran (`command` or `cmd`, a string or an argv array), and the
+ * content class decided from the received text.
  */
 function callKeyOf(output: ToolOutput): string {
+  return `${output.contentClass}\u0000${callOf(output)}`;
+}
+
+function callOf(output: ToolOutput): string {
   const { call } = output;
   if (!call) return "";
   const input = call.input as { command?: unknown; cmd?: unknown } | null | undefined;
