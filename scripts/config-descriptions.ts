@@ -5,14 +5,18 @@ export const descriptions: Readonly<Record<string, string>> = {
   pipeline: "Explicit component list; wins over `preset`. An unknown name stops start-up.",
   marker_mode:
     "How offloaders mark what they dropped: `full` (`<<cg:HASH>>`, stashed), `summary` (`⟪cg⟫`), `off` (nothing). `full` without a persisting store acts as `off`.",
+  exclude_tools:
+    "Tools whose outputs no component changes (names without regard to case): the expand tool's results, sub-agent reports, task lists and plans, the user's answers. Set `[]` to compact them too.",
   "components.<name>.marker_mode": "Overrides `marker_mode` for one component.",
+  "components.<name>.exclude_tools":
+    "Tools whose outputs this component leaves alone, besides the global `exclude_tools`.",
   "components.<name>.trigger.min_request_tokens":
     "Run the component only when the request has at least this many message tokens (0: always).",
   "components.<name>.trigger.min_messages":
     "Run the component only when the request has at least this many messages (0: always).",
   "components.<name>.trigger.min_output_tokens":
     "Consider only tool outputs of at least this many tokens (0: all).",
-  "components.{format,toon,textclean,linecap}.min_tokens":
+  "components.{format,toon,textclean,searchfold,linecap}.min_tokens":
     "Outputs below this many tokens are left alone.",
   "components.mask.keep_recent": "The newest tool outputs kept verbatim; older ones are masked.",
   "components.{mask,dedup,failed_run,cmdfilter}.min_tokens":

@@ -1,15 +1,23 @@
 import type { OutputComponent } from "../pipeline/types.js";
-import { commandOf } from "./cmdfilter/command.js";
+import type { ToolOutput } from "../wire/types.js";
+import { commandOf, commandsOf } from "./cmdfilter/command.js";
+import { collapseFacts } from "./cmdfilter/fact-collapse.js";
 import { applyPlan } from "./cmdfilter/filter.js";
 import { filterFor } from "./cmdfilter/index.js";
+import { isListing } from "./cmdfilter/search.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
  * `cmdfilter` (§5, Offload): per-command filters for shell tool outputs. The command comes from
- * the paired call (`input.command` / `input.cmd`); `cmdfilter/index.ts` picks the filter
- * (pytest, jest/vitest, installs, git log/diff/status, grep/find, docker/kubectl), each filter
- * file documents what it drops and the notes it writes. No filter ever hides a line with an error
- * word (error, fail, exception, panic, fatal, traceback, denied, not found).
+ * the paired call (`input.command` / `input.cmd`).
+ * - Search results and diffs (the output's content class, src/content/) are facts: they come
+ *   back whole, or over a budget as a head and a tail with a note counting what was left out
+ *   (`cmdfilter/fact-collapse.ts`). File reads are left alone.
+ * - Any other output goes to the filter `cmdfilter/index.ts` picks for the command (pytest,
+ *   jest/vitest, installs, git log/status, docker/kubectl); each filter file documents what it
+ *   drops. Every run of dropped lines is noted where it was (`… (12 passed tests)`), no line
+ *   with an error word (error, fail, exception, panic, fatal, traceback, denied, not found) is
+ *   ever dropped, and the result always keeps lines of the output itself.
  *
  * Result: the kept lines joined by `\n`, then `\n` + T on its own last line (T alone when the
  * kept text already ends with `\n`); in off mode nothing is appended. Undefined when the command
@@ -22,11 +30,21 @@ export const cmdfilter: OutputComponent<"cmdfilter"> = {
   reachesBack: false,
   reduce(output, options, context) {
     const command = commandOf(output.call);
-    const selection = command === undefined ? undefined : filterFor(command);
-    if (!selection || !context.atLeastTokens(output.text, options.min_tokens)) return undefined;
-    const lines = output.text.split("\n");
-    const kept = applyPlan(lines, selection.filter.plan(lines, selection.argv));
+    if (command === undefined || output.contentClass === "file") return undefined;
+    if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
+    const kept = filtered(output, command);
     if (!kept) return undefined;
     return withMarkerLine(kept.join("\n"), context.marker(output.text));
   },
 };
+
+function filtered(output: ToolOutput, command: string): string[] | undefined {
+  const lines = output.text.split("\n");
+  const { contentClass } = output;
+  if (contentClass === "search" || contentClass === "diff") {
+    const commands = commandsOf(command);
+    return collapseFacts(lines, contentClass, commands.length > 0 && commands.every(isListing));
+  }
+  const selection = filterFor(command);
+  return selection && applyPlan(lines, selection.filter.plan(lines, selection.argv));
+}

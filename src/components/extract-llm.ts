@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import { isFactClass } from "../content/content-class.js";
 import { carriesMarker } from "../expand/markers.js";
 import { askModel, reportSkipped } from "../model/ask.js";
 import { ModelClient } from "../model/client.js";
@@ -15,11 +16,13 @@ import { withMarkerLine } from "./marked-phrase.js";
 const MEMO_ENTRIES = 2048;
 
 /**
- * `extract_llm` (§5, Offload, LLM-backed). For each tool output of at least `min_tokens`, the
- * cheap model names the line ranges that matter for the current goal (the last user message);
- * the output becomes exactly those lines, in their original order, then `\n` + T (T alone when
- * the kept text ends with `\n`; nothing in off mode). Deletion only: an answer that names a line
- * outside the output, or lists ranges out of order or overlapping, is refused and the output
+ * `extract_llm` (§5, Offload, LLM-backed). For each tool output of at least `min_tokens` that is
+ * not of a fact class (file reads, diffs and search results are never thinned line by line:
+ * src/content/), the cheap model names the line ranges that matter for the current goal (the
+ * last user message); the output becomes exactly those lines, in their original order, with a
+ * note in place of each run of lines left out (`… (12 lines left out)`), then `\n` + T (T alone
+ * when the kept text ends with `\n`; nothing in off mode). Deletion only: an answer that names a
+ * line outside the output, or lists ranges out of order or overlapping, is refused and the output
  * stays verbatim, as it does when no model is configured or the model fails.
  *
  * Request-scoped because the answer depends on the goal; verified selections are memoised per
@@ -39,6 +42,7 @@ export function createExtractLlm(pool: ModelPool): RequestComponent<"extract_llm
       const candidates = context.outputs.filter(
         (output) =>
           context.mayChange(output.index) &&
+          !isFactClass(output.contentClass) &&
           !carriesMarker(output.text) &&
           context.atLeastTokens(output.text, options.min_tokens),
       );
@@ -93,10 +97,28 @@ function extraction(
   context: ComponentContext,
 ): string | undefined {
   const lines = output.text.split("\n");
+  if (kept.length === lines.length) return undefined;
   const keptLines = kept.map((index) => lines[index]);
   if (keptLines.some((line) => line === undefined)) return undefined;
   if (!isInOrderSubsequence(keptLines as string[], lines)) return undefined;
-  return withMarkerLine(keptLines.join("\n"), context.marker(output.text));
+  return withMarkerLine(withGapNotes(lines, kept).join("\n"), context.marker(output.text));
+}
+
+/** The kept lines (0-based, increasing) with a note in place of each run of lines left out. */
+export function withGapNotes(lines: readonly string[], kept: readonly number[]): string[] {
+  const out: string[] = [];
+  let next = 0;
+  const gap = (to: number) => {
+    const count = to - next;
+    if (count > 0) out.push(`\u2026 (${count} ${count === 1 ? "line" : "lines"} left out)`);
+  };
+  for (const index of kept) {
+    gap(index);
+    out.push(lines[index] as string);
+    next = index + 1;
+  }
+  gap(lines.length);
+  return out;
 }
 
 function memoKey(client: ModelClient, goal: string, text: string): string {

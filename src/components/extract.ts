@@ -1,26 +1,33 @@
+import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import { isFileContent } from "./file-content.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
  * `extract` (§5, Offload): a deterministic projection of a tool output that keeps what a reader
- * needs and drops what only a terminal needed.
+ * needs and drops what only a terminal needed, saying in place what it dropped.
  *
- * Lines are the text split on `\n`. In order:
+ * Lines are the text split on `\n`. Outputs of a fact class (file reads, diffs, search results:
+ * src/content/) are never projected. Otherwise, in order:
  * 1. Progress lines are dropped: a bar (`[====>   ] 45%`, `45%|████ | 9/20`, `━━━━━ 1.2/3 MB`)
  *    with a percent, rate, count or eta; a transfer line (`Downloading x 12.3 MB/s`); a spinner
  *    frame (a lone `|/-\` or a line opening with a braille spinner); a percentage-only redraw
  *    (`45%`, `(12/100) 45%`).
- * 2. A line equal to the line before it is dropped: runs of blank or identical lines keep one.
- * 3. A repeated segment is dropped: the longest run of consecutive lines that already appeared,
- *    verbatim and consecutive, earlier in the output, provided it holds at least
- *    `MIN_REPEAT_CHARS` non-blank characters (so a repeated `}` or `else:` stays where it is).
+ * 2. A repeated segment is dropped: the longest run of consecutive lines that already appeared,
+ *    verbatim and consecutive, earlier in the output (the line just before included), provided it
+ *    holds at least `MIN_REPEAT_CHARS` non-blank characters (so a repeated `}` or `else:` stays
+ *    where it is).
  * A line with an error word (error, fail, exception, panic, fatal, traceback, warning) is never
- * dropped by step 1; steps 2 and 3 drop only exact repeats, so one copy of it always stays.
+ * dropped, not even as a repeat: a later run's error stays in that run.
  *
- * Result: the kept lines joined by `\n`, then `\n` + T on its own last line (T alone when the
- * kept text already ends with `\n`); in off mode nothing is appended. Undefined when nothing is
- * dropped or the output is under `min_tokens`.
+ * Every run of dropped lines becomes one note where it was, saying what and how much:
+ * `… (12 progress lines)`, `… (repeated 8 lines)`, `… (3 progress lines, repeated 2 lines)`. A
+ * run whose note would be longer than the lines it stands for is kept as it is. When nothing
+ * but blank lines would be left, the first and last non-blank lines stay: the result is never
+ * made of notes alone.
+ *
+ * Result: the kept lines and notes joined by `\n`, then `\n` + T on its own last line (T alone
+ * when the text already ends with `\n`); in off mode nothing is appended. Undefined when nothing
+ * is dropped or the output is under `min_tokens`.
  */
 
 const ERROR_WORD = /error|fail|exception|panic|fatal|traceback|warning/i;
@@ -63,7 +70,10 @@ function isLongEnoughToDrop(lines: readonly string[], from: number, to: number):
   return false;
 }
 
-/** Length of the longest run starting at `at` that appeared consecutively before `at`. */
+/**
+ * Length of the longest run starting at `at` that appeared consecutively before `at`; the run
+ * never takes in an error line.
+ */
 function repeatedRunLength(
   lines: readonly string[],
   at: number,
@@ -76,7 +86,8 @@ function repeatedRunLength(
     while (
       start + length < at &&
       at + length < lines.length &&
-      lines[start + length] === lines[at + length]
+      lines[start + length] === lines[at + length] &&
+      !ERROR_WORD.test(lines[at + length] as string)
     ) {
       length++;
     }
@@ -85,33 +96,81 @@ function repeatedRunLength(
   return best;
 }
 
-/** The projected lines of `lines` (steps 1–3 above). */
-export function project(lines: readonly string[]): string[] {
-  const candidates = lines.filter((line) => !isProgressLine(line));
+type Fate = "kept" | "progress" | "repeated";
+
+/** What happens to each line (steps 1 and 2 above). */
+function fates(lines: readonly string[]): Fate[] {
+  const fate: Fate[] = lines.map((line) => (isProgressLine(line) ? "progress" : "kept"));
+  const candidates: number[] = [];
+  for (const [index, kind] of fate.entries()) if (kind === "kept") candidates.push(index);
+  const texts = candidates.map((index) => lines[index] as string);
   const seen = new Map<string, number[]>();
-  const remember = (index: number) => {
-    const line = candidates[index] as string;
+  const remember = (position: number) => {
+    const line = texts[position] as string;
     const positions = seen.get(line);
-    if (positions) positions.push(index);
-    else seen.set(line, [index]);
+    if (positions) positions.push(position);
+    else seen.set(line, [position]);
   };
-  const kept: string[] = [];
-  let index = 0;
-  while (index < candidates.length) {
-    const line = candidates[index] as string;
-    if (index > 0 && candidates[index - 1] === line) {
-      remember(index++);
+  let position = 0;
+  while (position < texts.length) {
+    const line = texts[position] as string;
+    const run = ERROR_WORD.test(line)
+      ? 0
+      : repeatedRunLength(texts, position, seen.get(line) ?? []);
+    if (run > 0 && isLongEnoughToDrop(texts, position, position + run)) {
+      for (const end = position + run; position < end; position++) {
+        fate[candidates[position] as number] = "repeated";
+        remember(position);
+      }
       continue;
     }
-    const run = repeatedRunLength(candidates, index, seen.get(line) ?? []);
-    if (run > 0 && isLongEnoughToDrop(candidates, index, index + run)) {
-      for (const end = index + run; index < end; ) remember(index++);
-      continue;
-    }
-    kept.push(line);
-    remember(index++);
+    remember(position++);
   }
-  return kept;
+  keepEnds(lines, fate);
+  return fate;
+}
+
+/** When no non-blank line is kept, keeps the first and the last one. */
+function keepEnds(lines: readonly string[], fate: Fate[]): void {
+  const filled = [...lines.keys()].filter((index) => (lines[index] as string).trim() !== "");
+  if (filled.length === 0 || filled.some((index) => fate[index] === "kept")) return;
+  fate[filled[0] as number] = "kept";
+  fate[filled[filled.length - 1] as number] = "kept";
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** The note standing for a run of dropped lines. */
+export function omissionNote(progress: number, repeated: number): string {
+  const parts: string[] = [];
+  if (progress > 0) parts.push(plural(progress, "progress line"));
+  if (repeated > 0) parts.push(`repeated ${plural(repeated, "line")}`);
+  return `\u2026 (${parts.join(", ")})`;
+}
+
+/** The projected lines of `lines`: kept lines, and one note per run of dropped lines. */
+export function project(lines: readonly string[]): string[] {
+  const fate = fates(lines);
+  const out: string[] = [];
+  let index = 0;
+  while (index < lines.length) {
+    if (fate[index] === "kept") {
+      out.push(lines[index++] as string);
+      continue;
+    }
+    const from = index;
+    const counts = { progress: 0, repeated: 0, chars: 0 };
+    for (; index < lines.length && fate[index] !== "kept"; index++) {
+      counts[fate[index] === "progress" ? "progress" : "repeated"]++;
+      counts.chars += (lines[index] as string).length + 1;
+    }
+    const note = omissionNote(counts.progress, counts.repeated);
+    if (note.length + 1 < counts.chars) out.push(note);
+    else out.push(...lines.slice(from, index));
+  }
+  return out;
 }
 
 export const extract: OutputComponent<"extract"> = {
@@ -120,11 +179,12 @@ export const extract: OutputComponent<"extract"> = {
   scope: "output",
   reachesBack: false,
   reduce(output, options, context) {
-    if (isFileContent(output)) return undefined;
+    if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const lines = output.text.split("\n");
-    const kept = project(lines);
-    if (kept.length === lines.length) return undefined;
-    return withMarkerLine(kept.join("\n"), context.marker(output.text));
+    const projected = project(lines);
+    if (projected.length === lines.length && projected.every((line, i) => line === lines[i]))
+      return undefined;
+    return withMarkerLine(projected.join("\n"), context.marker(output.text));
   },
 };

@@ -6,8 +6,8 @@ import { detectRun } from "./test-runs.js";
 export const SUPERSEDED = "[superseded by a later run]";
 
 /**
- * Offload that reaches back: of two or more test/build runs of one family (see test-runs.ts),
- * every earlier run that failed is replaced by a placeholder. The last run of each family is
+ * Offload that reaches back: of two or more test/build runs of one target (see test-runs.ts),
+ * every earlier run that failed is replaced by a placeholder. The last run of each target is
  * always kept, and so is every earlier run that passed or whose outcome cannot be read. A later
  * run changes an earlier one, so it decides only when the head may be re-decided (§4a).
  */
@@ -21,14 +21,14 @@ export const failedRun = {
     const runs = context.outputs
       .filter((output) => !context.wasOffloaded(output.index) && !carriesMarker(output.text))
       .map((output) => ({ output, run: detectRun(output) }));
-    const lastOfFamily = new Map<string, number>();
+    const lastOfTarget = new Map<string, number>();
     for (const { output, run } of runs) {
-      if (run !== undefined) lastOfFamily.set(run.family, output.index);
+      if (run !== undefined) lastOfTarget.set(run.target, output.index);
     }
     const picked: Selection[] = [];
     for (const { output, run } of runs) {
       if (run === undefined || !run.failed) continue;
-      if (lastOfFamily.get(run.family) === output.index) continue;
+      if (lastOfTarget.get(run.target) === output.index) continue;
       if (!context.mayChange(output.index)) continue;
       if (!context.atLeastTokens(output.text, options.min_tokens)) continue;
       picked.push({ index: output.index });

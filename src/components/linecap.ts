@@ -1,15 +1,17 @@
+import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import { isFileContent } from "./file-content.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
  * `linecap` (§5, Offload): caps repeated lines and over-long lines of a tool output.
  *
- * Lines are the text split on `\n`.
+ * Lines are the text split on `\n`. Outputs of a fact class (file reads, diffs, search results:
+ * src/content/) are never capped.
  * - Repeats: a line that occurs N ≥ 2 times (adjacent or not) and holds at least
  *   `MIN_REPEAT_CHARS` non-blank characters is written once, where it first occurs, as
  *   `line  (xN)` (two spaces); its later copies are removed. Shorter lines (`}`, `else:`, blank
- *   lines) always stay, so the shape of code survives.
+ *   lines) always stay, so the shape of code survives, and so does every line with an error
+ *   word: a later run's error is never folded into an earlier run's copy.
  * - Long lines: a line longer than `max_line_chars` is cut in the middle: its first and last
  *   ⌊(max_line_chars − 11) / 2⌋ characters joined by `...[cut]...`, so the result is at most
  *   `max_line_chars` long. Never cut: lines with a path (`/` or `\` before a file name with an
@@ -79,7 +81,7 @@ function isLongEnoughToFold(line: string): boolean {
 function countRepeats(lines: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const line of lines) {
-    if (!isLongEnoughToFold(line)) continue;
+    if (!isLongEnoughToFold(line) || ERROR_WORD.test(line)) continue;
     counts.set(line, (counts.get(line) ?? 0) + 1);
   }
   return counts;
@@ -108,7 +110,7 @@ export const linecap: OutputComponent<"linecap"> = {
   scope: "output",
   reachesBack: false,
   reduce(output, options, context) {
-    if (isFileContent(output)) return undefined;
+    if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const lines = output.text.split("\n");
     const capped = capLines(lines, options.max_line_chars);

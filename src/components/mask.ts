@@ -1,3 +1,4 @@
+import { peekOf } from "../content/peek.js";
 import type { RequestComponent, Selection } from "../pipeline/types.js";
 import { markedPhrase } from "./marked-phrase.js";
 
@@ -5,7 +6,8 @@ export const MASKED = "[older tool output masked]";
 
 /**
  * Offload that reaches back: every tool output older than the newest `keep_recent` (by position
- * among the request's tool outputs) is replaced by a placeholder. It changes an output because
+ * among the request's tool outputs) is replaced by a placeholder that names what it hid
+ * (`[older tool output masked: Read /src/app.py lines 1-40]`). It changes an output because
  * newer ones arrived, so it decides only when the head may be re-decided (§4a); what it masked
  * then is replayed on later warm turns.
  */
@@ -26,6 +28,10 @@ export const mask = {
     return picked;
   },
   reduce(output, _options, context) {
-    return markedPhrase(MASKED, context.marker(output.text)) + context.hint;
+    // A head-peek of what was hidden (the read's path and lines, the command, the first line),
+    // so the model can tell whether it needs to expand it (§5 Fidelity).
+    const peek = peekOf(output);
+    const placeholder = peek === "" ? MASKED : `${MASKED.slice(0, -1)}: ${peek}]`;
+    return markedPhrase(placeholder, context.marker(output.text)) + context.hint;
   },
 } satisfies RequestComponent<"mask">;

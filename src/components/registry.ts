@@ -9,6 +9,7 @@ import { failedRun } from "./failed-run.js";
 import { format } from "./format.js";
 import { linecap } from "./linecap.js";
 import { mask } from "./mask.js";
+import { searchfold } from "./searchfold.js";
 import { smartcrush } from "./smartcrush.js";
 import { summarize } from "./summarize.js";
 import { textclean } from "./textclean.js";
@@ -19,6 +20,7 @@ export const components: { readonly [N in ComponentName]?: Component<N> } = {
   format,
   toon,
   textclean,
+  searchfold,
   mask,
   dedup,
   failed_run: failedRun,

@@ -1,5 +1,7 @@
 import { SizedMemo } from "../pipeline/sized-memo.js";
 import type { ToolOutput } from "../wire/types.js";
+import { normalise } from "./cmdfilter/command.js";
+import { tokenize } from "./cmdfilter/shell-words.js";
 
 /**
  * Recognising test and build runs among tool outputs, and whether a run failed.
@@ -12,9 +14,14 @@ import type { ToolOutput } from "../wire/types.js";
  * segment, after leading `VAR=value`, `sudo`, `time`, `timeout N`, `env` and `nice`, must start
  * with a known runner (so `echo pytest` or `git commit -m "make it"` are not runs).
  *
- * Runs are grouped into families (pytest, js test, go test, cargo build, make, …): a later run
- * supersedes only runs of its own family, so a failed pytest run is never hidden by a later
- * `make` run that says nothing about it.
+ * Runs are grouped into families (pytest, js test, go test, cargo build, make, …), and within a
+ * family by target: the runner's own arguments — the tests or paths it names, `-k`/`-m`
+ * selections, the `cd` directory it ran in — with output flags left out (`-q`, `-v`, `-s`, `-x`,
+ * `--tb=…`, `--color…`, `-rA`, `--no-header`, `-p no:cacheprovider`, `--durations=N`, `-n N`,
+ * `--reporter=…`, …, see `OUTPUT_FLAGS`). Only a later run of the same target says what became of
+ * an earlier one: a whole-file `pytest tests/test_a.py` is not superseded by a later
+ * `pytest tests/test_a.py::test_x`, nor a failed pytest run by a later `make` run. A run known
+ * only by its output's signature has its family as its target.
  *
  * Failure is decided conservatively: the run failed only when the tool reported an error
  * (`is_error`) or the output carries a runner's explicit failure signature — a pytest summary
@@ -26,6 +33,8 @@ import type { ToolOutput } from "../wire/types.js";
  */
 export interface TestRun {
   readonly family: string;
+  /** What the run ran: runs of one target supersede each other. */
+  readonly target: string;
   readonly failed: boolean;
 }
 
@@ -100,9 +109,11 @@ export function detectRun(output: ToolOutput): TestRun | undefined {
   const key = `${output.isError ? "!" : ""}${command ?? ""}`;
   const known = detected.get(output.text)?.get(key);
   if (known !== undefined) return known ?? undefined;
-  const family = command === undefined ? signatureFamily(output.text) : commandFamily(command);
+  const found = command === undefined ? signatureRun(output.text) : commandRun(command);
   const run =
-    family === undefined ? undefined : { family, failed: output.isError || runFailed(output.text) };
+    found === undefined
+      ? undefined
+      : { ...found, failed: output.isError || runFailed(output.text) };
   // A new map, so the memo accounts for its size as it grows.
   const byCommand = new Map(detected.get(output.text));
   byCommand.set(key, run ?? null);
@@ -115,16 +126,69 @@ export function runFailed(text: string): boolean {
 }
 
 export function commandFamily(command: string): string | undefined {
+  return commandRun(command)?.family;
+}
+
+/** The family and target of the first runner a command line starts. */
+export function commandRun(command: string): { family: string; target: string } | undefined {
+  let directory = "";
   for (const segment of command.split(/&&|\|\||[;|\n]/)) {
     const program = segment.trim().replace(PREFIX, "");
+    const cd = /^cd\s+(\S+)/.exec(program);
+    if (cd) directory = cd[1] as string;
     const runner = RUNNERS.find(([pattern]) => pattern.test(program));
-    if (runner !== undefined) return runner[1];
+    if (runner === undefined) continue;
+    const family = runner[1];
+    return { family, target: [family, directory, ...targetWords(program)].join("\u0000") };
   }
   return undefined;
 }
 
-function signatureFamily(text: string): string | undefined {
-  return SIGNATURES.find(([pattern]) => pattern.test(text))?.[1];
+function signatureRun(text: string): { family: string; target: string } | undefined {
+  const family = SIGNATURES.find(([pattern]) => pattern.test(text))?.[1];
+  return family === undefined ? undefined : { family, target: family };
+}
+
+/** Flags that change how a run reports, not what it runs. */
+const OUTPUT_FLAGS =
+  /^(?:-[qvsxl]+|--(?:quiet|verbose|silent|exitfirst|showlocals|no-header|no-summary|disable-warnings|full-trace|ci|color|colors|no-color|no-colors|json|verbosity|runInBand|passWithNoTests|no-cov)|-r[a-zA-Z]+|--(?:tb|color|colors|capture|durations|maxfail|reporter|junitxml|junit-xml|html|cov|cov-report|verbosity|log-level|log-cli-level|outputFile|watch|parallel)=.*|-p\s*no:\S+|-count=\d+)$/;
+/** Output flags whose value is the next word. */
+const VALUED_OUTPUT_FLAGS = new Set([
+  "--tb",
+  "-p",
+  "-n",
+  "--numprocesses",
+  "--durations",
+  "--maxfail",
+  "--reporter",
+  "--color",
+  "--cov-report",
+  "--verbosity",
+  "--parallel",
+  "-count",
+]);
+
+/** A runner command's words that say what it runs: the program unwrapped, output flags gone. */
+function targetWords(program: string): string[] {
+  const words = normalise(tokenize(program).flat(2));
+  const kept: string[] = [];
+  for (let at = 1; at < words.length; at++) {
+    const word = words[at] as string;
+    const next = words[at + 1];
+    if (VALUED_OUTPUT_FLAGS.has(word) && next !== undefined) {
+      if (word !== "-p" || next.startsWith("no:")) {
+        at++;
+        continue;
+      }
+    }
+    // `-v 2` (Django's runtests.py verbosity) names a level, not a test.
+    if (/^-v+$/.test(word) && next !== undefined && /^\d$/.test(next)) {
+      at++;
+      continue;
+    }
+    if (!OUTPUT_FLAGS.test(word)) kept.push(word);
+  }
+  return kept;
 }
 
 /** The shell command of a call's parsed input. */

@@ -12,13 +12,16 @@ const agent: ComponentName[] = [
   "linecap",
 ];
 
-/** Named pipelines (§5). */
+/**
+ * Named pipelines (§5). `searchfold` comes last where search results appear: it folds what the
+ * reducers left as it is, so a head/tail collapse never cuts a folded group in two.
+ */
 export const presets: Readonly<Record<string, readonly ComponentName[]>> = {
   off: [],
   safe: ["format", "textclean"],
-  balanced: ["format", "textclean", "dedup", "failed_run", "cmdfilter", "linecap"],
-  agent,
-  aggressive: [...agent, "smartcrush", "collapse"],
+  balanced: ["format", "textclean", "dedup", "failed_run", "cmdfilter", "linecap", "searchfold"],
+  agent: [...agent, "searchfold"],
+  aggressive: [...agent, "smartcrush", "collapse", "searchfold"],
   summarize: ["summarize"],
   "llmd-toon": ["format", "toon"],
 };

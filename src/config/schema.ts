@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_EXCLUDED_TOOLS } from "./excluded-tools.js";
 
 /** How an offloader marks what it dropped (§6). */
 export const markerModeSchema = z.enum(["full", "summary", "off"]);
@@ -30,16 +31,21 @@ export const modelSchema = z.strictObject({
 });
 export type ModelConfig = z.infer<typeof modelSchema>;
 
+/** Tool names whose outputs are left as they are (case-insensitive). */
+const toolNames = z.array(z.string().min(1));
+
 /** Options every component accepts. */
 const common = {
   marker_mode: markerModeSchema.optional(),
   trigger: triggerSchema.prefault({}),
+  exclude_tools: toolNames.default([]),
 };
 
 export const componentsSchema = z.strictObject({
   format: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
   toon: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
   textclean: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
+  searchfold: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
   mask: z
     .strictObject({ ...common, keep_recent: count.default(3), min_tokens: count.default(100) })
     .prefault({}),
@@ -167,6 +173,7 @@ export const configSchema = z.strictObject({
   preset: z.string().min(1).default("agent"),
   pipeline: z.array(z.string().min(1)).optional(),
   marker_mode: markerModeSchema.default("full"),
+  exclude_tools: toolNames.default([...DEFAULT_EXCLUDED_TOOLS]),
   components: componentsSchema.prefault({}),
   store: storeSchema.prefault({}),
   cache: cacheSchema.prefault({}),

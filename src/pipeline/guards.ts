@@ -1,6 +1,8 @@
 import type { MarkerMode } from "../config/schema.js";
-import { markerIds } from "../expand/markers.js";
+import type { ContentClass } from "../content/content-class.js";
+import { markerFor, markerIds, SENTINEL } from "../expand/markers.js";
 import { valueBytes } from "../store/entry-size.js";
+import { checkFidelity } from "./fidelity.js";
 import type { ComponentReport } from "./report.js";
 import { Revert } from "./revert.js";
 import type { TokenCounter } from "./tokens.js";
@@ -11,6 +13,8 @@ export interface GuardContext {
   readonly kind: ComponentKind;
   readonly mode: MarkerMode;
   readonly current: readonly string[];
+  /** The content class of each output (§5 Fidelity), decided once when it was read. */
+  readonly classes: readonly ContentClass[];
   readonly mayChange: (index: number) => boolean;
   /** What the component asked to stash, by marker id. */
   readonly pending: ReadonlyMap<string, string>;
@@ -21,8 +25,10 @@ export interface GuardContext {
 /**
  * The per-change guards (§4): a change must touch an output the component may change; in full
  * mode an offload must carry the marker of a stashed original, and that original must fit the
- * store (a larger one leaves just that output verbatim); the replacement must have strictly
- * fewer tokens than what it replaces. Throws Revert when the whole component must be reverted;
+ * store (a larger one leaves just that output verbatim); an offload must keep the output
+ * faithful (§5 Fidelity: never empty or notes-only, a fact-class output whole, masked or
+ * collapsed head and tail — else that output stays as it was); the replacement must have
+ * strictly fewer tokens than what it replaces. Throws Revert when the whole component must be reverted;
  * returns the changes that are kept, with their token totals in `entry`.
  */
 export function guardChanges(
@@ -54,6 +60,16 @@ export function guardChanges(
         throw new Revert("no_cache_key", `output ${index} was reduced without a stashed marker`);
       }
       if (stashed.some((id) => tooLarge(guard.pending.get(id) as string, guard.maxStashBytes))) {
+        entry.dropped++;
+        continue;
+      }
+    }
+    if (guard.kind === "offload") {
+      const markers = [...markerIds(text).map(markerFor), SENTINEL];
+      const original = guard.current[index] as string;
+      const classOf = guard.classes[index] ?? "text";
+      if (checkFidelity(original, text, classOf, markers) !== undefined) {
+        entry.unfaithful = (entry.unfaithful ?? 0) + 1;
         entry.dropped++;
         continue;
       }

@@ -1,4 +1,5 @@
 import type { ComponentName, MarkerMode } from "../config/schema.js";
+import type { ContentClass } from "../content/content-class.js";
 import { carriesMarker, markerIds, SENTINEL } from "../expand/markers.js";
 import { type Decision, internDecision } from "../session/ledger.js";
 import type { Transcript } from "../wire/transcript.js";
@@ -12,6 +13,8 @@ import type { ComponentKind } from "./types.js";
  */
 export class OutputState {
   readonly received: readonly string[];
+  /** Each output's content class, as the transcript decided it. */
+  readonly classes: readonly ContentClass[];
   readonly current: string[];
   readonly offloaded: boolean[];
   /** Whether each current text carries a marker; kept up to date as texts change. */
@@ -34,6 +37,7 @@ export class OutputState {
     private readonly hash: (text: string) => string,
   ) {
     this.received = transcript.outputs.map((output) => output.text);
+    this.classes = transcript.outputs.map((output) => output.contentClass);
     this.current = [...this.received];
     this.offloaded = this.received.map(() => false);
     this.carries = this.received.map((text) => carriesMarker(text));

@@ -15,8 +15,10 @@ export interface ComponentReport {
   durationMs: number;
   /** Outputs changed and kept. */
   changed: number;
-  /** Changes dropped by the per-output never-worse guard. */
+  /** Changes dropped by a per-output guard (never-worse, fidelity, stash size). */
   dropped: number;
+  /** Of those, changes that would have misrepresented an output (§5 Fidelity). */
+  unfaithful?: number;
   /** Marker ids it wrote. */
   keys: string[];
   reverted?: { reason: RevertReason; detail: string };

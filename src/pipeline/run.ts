@@ -1,3 +1,4 @@
+import { isExcluded } from "../config/excluded-tools.js";
 import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
 import { markerIds } from "../expand/markers.js";
 import type { Decision } from "../session/ledger.js";
@@ -180,6 +181,7 @@ async function runOnce(
         !frozen(index) &&
         !isProtected(index) &&
         !(component.kind === "offload" && state.pointedTo.has(index)) &&
+        !isExcluded(transcript.outputs[index]?.call?.name, config, name) &&
         (trigger.min_output_tokens === 0 || deps.tokens.atLeast(text, trigger.min_output_tokens)),
     );
     const mayChange = (index: number) => eligible[index] === true;
@@ -341,6 +343,7 @@ function guardFor(
     kind,
     mode,
     current: state.current,
+    classes: state.classes,
     mayChange,
     pending,
     maxStashBytes: request.maxStashBytes,
@@ -472,9 +475,14 @@ function newEntry(name: ComponentName, kind: Component["kind"], mode: MarkerMode
 
 /**
  * The memo key of an output's call: what output-scoped components may read of it, the tool's
- * name and the shell command it ran (`command` or `cmd`, a string or an argv array).
+ * name and the shell command it ran (`command` or `cmd`, a string or an argv array), and the
+ * content class decided from the received text.
  */
 function callKeyOf(output: ToolOutput): string {
+  return `${output.contentClass}\u0000${callOf(output)}`;
+}
+
+function callOf(output: ToolOutput): string {
   const { call } = output;
   if (!call) return "";
   const input = call.input as { command?: unknown; cmd?: unknown } | null | undefined;

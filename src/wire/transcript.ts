@@ -1,3 +1,4 @@
+import { classifyOutput } from "../content/classify.js";
 import { anthropicStrings } from "./anthropic.js";
 import { isRecord } from "./detect.js";
 import type { BodyScan } from "./json-scan.js";
@@ -51,6 +52,7 @@ export function readTranscript(
       text: item.text,
       call: item.tool.call,
       isError: item.tool.isError,
+      contentClass: classifyOutput(item.text, item.tool.call),
     });
     outputSpans.push(item.span);
   }

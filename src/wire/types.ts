@@ -1,3 +1,5 @@
+import type { ContentClass } from "../content/content-class.js";
+
 export type Provider = "openai" | "anthropic";
 
 /** The call that produced a tool output (§3): the tool's name and its parsed arguments. */
@@ -18,6 +20,8 @@ export interface ToolOutput {
   readonly call: ToolCall | undefined;
   /** Anthropic `is_error: true` on the tool_result. */
   readonly isError: boolean;
+  /** What the output is (src/content/), decided once from the text as received and its call. */
+  readonly contentClass: ContentClass;
 }
 
 /** A half-open range of UTF-16 offsets into the request text. */

@@ -13,7 +13,7 @@ import { logOutput, openaiBody } from "../support/bodies.js";
 const OUTPUTS = Array.from({ length: 8 }, (_, index) => logOutput(120, `o${index}`));
 /** Turn k of one conversation: its first k tool outputs (every turn extends the one before). */
 const turn = (k: number, outputs = OUTPUTS) => openaiBody(outputs.slice(0, k));
-const MASKED = "[older tool output masked]";
+const MASKED = "[older tool output masked";
 
 function messageTexts(text: string): string[] {
   return (scanBody(text)?.messages ?? []).map((span) => text.slice(span.start, span.end));

@@ -52,7 +52,21 @@ function run(
   return { component, context, calls, options: options(settings.model) };
 }
 
-const kept = [LINES[2], LINES[3], LINES[9]].join("\n");
+const kept = [
+  "… (2 lines left out)",
+  LINES[2],
+  LINES[3],
+  "… (5 lines left out)",
+  LINES[9],
+  "… (30 lines left out)",
+].join("\n");
+/** Line `index` alone, the rest of the 40 noted. */
+const only = (index: number, lines: readonly string[] = LINES) =>
+  [
+    ...(index > 0 ? [`… (${index} ${index === 1 ? "line" : "lines"} left out)`] : []),
+    lines[index],
+    `… (${39 - index} lines left out)`,
+  ].join("\n");
 
 describe("extract_llm", () => {
   it.each<[MarkerMode, string]>([
@@ -85,7 +99,17 @@ describe("extract_llm", () => {
     model.reply({ text: 'Here you go:\n```json\n{"ranges": [3, [9, 10]]}\n```' });
     const { component, context, options } = run([OUTPUT], { mode: "off" });
     expect(await requestChanges(component, options, context)).toEqual([
-      { index: 0, text: [LINES[2], LINES[8], LINES[9]].join("\n") },
+      {
+        index: 0,
+        text: [
+          "… (2 lines left out)",
+          LINES[2],
+          "… (5 lines left out)",
+          LINES[8],
+          LINES[9],
+          "… (30 lines left out)",
+        ].join("\n"),
+      },
     ]);
   });
 
@@ -149,14 +173,14 @@ describe("extract_llm", () => {
     const { component, context, options } = run([OUTPUT], { mode: "off" });
     expect(await requestChanges(component, options, context)).toEqual([]);
     expect(await requestChanges(component, options, context)).toEqual([
-      { index: 0, text: LINES[9] },
+      { index: 0, text: only(9) },
     ]);
     expect(await requestChanges(component, options, context)).toEqual([
-      { index: 0, text: LINES[9] },
+      { index: 0, text: only(9) },
     ]);
     expect(model.requests).toHaveLength(2);
     const other = { ...context, goal: "Which modules pass?" };
-    expect(await requestChanges(component, options, other)).toEqual([{ index: 0, text: LINES[0] }]);
+    expect(await requestChanges(component, options, other)).toEqual([{ index: 0, text: only(0) }]);
     expect(model.requests).toHaveLength(3);
   });
 
@@ -199,6 +223,18 @@ describe("extract_llm", () => {
     ]);
   });
 
+  it.each([
+    ["a file read", { name: "Read", input: { file_path: "/app/auth.ts" } }],
+    ["a diff", { name: "Bash", input: { command: "git diff" } }],
+    ["search results", { name: "Bash", input: { command: "grep -rn token test" } }],
+  ])("never thins %s, and does not ask about it", async (_, call) => {
+    model.reply({ text: '{"ranges":[[10,10]]}' });
+    const base = fakeContext(toolOutputs([{ text: OUTPUT, call }]), { mode: "off", goal: GOAL });
+    const component = createExtractLlm(new ModelPool({ retryBaseMs: 1 }));
+    expect(await requestChanges(component, options(), base)).toEqual([]);
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("asks about each large output and changes each on its own answer", async () => {
     const second = LINES.map((line) => line.replace("ok", "passed")).join("\n");
     model.script((request) =>
@@ -208,7 +244,7 @@ describe("extract_llm", () => {
     );
     const { component, context, options } = run([OUTPUT, "small", second], { mode: "off" });
     expect(await requestChanges(component, options, context)).toEqual([
-      { index: 2, text: second.split("\n")[1] },
+      { index: 2, text: only(1, second.split("\n")) },
     ]);
     expect(model.requests).toHaveLength(2);
   });
@@ -267,7 +303,7 @@ describe("extract_llm through POST /compact", () => {
       headers: { "content-type": "application/json" },
     });
     const messages = (await response.json()) as { messages: { content: string }[] };
-    expect(messages.messages[2]?.content).toBe(`${LINES[9]}\n<<cg:${idOf(OUTPUT)}>>`);
+    expect(messages.messages[2]?.content).toBe(`${only(9)}\n<<cg:${idOf(OUTPUT)}>>`);
     expect(response.headers.get("x-context-guru-markers")).toBe("1");
   });
 });

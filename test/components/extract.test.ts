@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { extract, isProgressLine } from "../../src/components/extract.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
+import type { ToolCall } from "../../src/wire/types.js";
 import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
 
 const defaults = componentsSchema.parse({}).extract;
@@ -16,6 +17,39 @@ function run(text: string, mode: MarkerMode = "full", options = noMinimum) {
 
 const warning = "WARNING: disk almost full on /dev/sda1";
 const frame = ['  File "/app/service/handlers.py", line 88, in handle', "    raise TimeoutError()"];
+
+const traceback = "Traceback (most recent call last):";
+const reset = "connection reset by peer, retrying in 1s";
+
+/** A staged diff of two files whose hunks delete blank lines (lone `-`) and repeat lines. */
+const stagedDiff = [
+  "diff --git a/src/app.py b/src/app.py",
+  "index 3b18e51..a9c4f2d 100644",
+  "--- a/src/app.py",
+  "+++ b/src/app.py",
+  "@@ -1,9 +1,7 @@",
+  " import os",
+  "-",
+  "-",
+  " def main():",
+  "-    value = compute_the_value(argument)",
+  "+    value = compute_the_value(argument, retries=3)",
+  "     return value",
+  "-",
+  " ",
+  "diff --git a/src/extra.py b/src/extra.py",
+  "new file mode 100644",
+  "index 0000000..5d1c2b9",
+  "--- /dev/null",
+  "+++ b/src/extra.py",
+  "@@ -0,0 +1,6 @@",
+  "+def main():",
+  "+    value = compute_the_value(argument, retries=3)",
+  "+    return value",
+  "+",
+  "+",
+  "+    value = compute_the_value(argument, retries=3)",
+].join("\n");
 
 describe("extract", () => {
   it.each([
@@ -34,49 +68,56 @@ describe("extract", () => {
         "(12/100) 12%",
         "done",
       ].join("\n"),
-      "Downloading model.bin\ndone",
-    ],
-    ["blank runs", "a\n\n\n\nb\n \n", "a\n\nb\n \n"],
-    ["adjacent repeats", "tick\ntick\ntick\ntock", "tick\ntock"],
-    [
-      "a repeated long line",
-      `start\n${warning}\nmiddle\n${warning}\nend`,
-      `start\n${warning}\nmiddle\nend`,
+      "Downloading model.bin\n… (9 progress lines)\ndone",
     ],
     [
-      "a repeated block",
-      [
-        "Traceback (most recent call last):",
-        ...frame,
-        "retrying",
-        "Traceback (most recent call last):",
-        ...frame,
-        "gave up",
-      ].join("\n"),
-      ["Traceback (most recent call last):", ...frame, "retrying", "gave up"].join("\n"),
+      "adjacent repeats",
+      `${`${reset}\n`.repeat(5)}connected`,
+      `${reset}\n… (repeated 4 lines)\nconnected`,
+    ],
+    [
+      "a repeated block, keeping its error lines",
+      [traceback, ...frame, "retrying", traceback, ...frame, "gave up"].join("\n"),
+      [traceback, ...frame, "retrying", traceback, "… (repeated 1 line)", frame[1], "gave up"].join(
+        "\n",
+      ),
     ],
     [
       "alternating blocks",
       "alpha beta gamma\ndelta epsilon\nalpha beta gamma\ndelta epsilon\nalpha beta gamma\ndelta epsilon",
-      "alpha beta gamma\ndelta epsilon",
+      "alpha beta gamma\ndelta epsilon\n… (repeated 4 lines)",
+    ],
+    [
+      "progress and repeats in one run",
+      `${reset}\nstep two done\n[=====>    ] 50%\n${reset}\nstep two done\nfinished`,
+      `${reset}\nstep two done\n… (1 progress line, repeated 2 lines)\nfinished`,
+    ],
+    [
+      "an output of progress lines only, keeping its first and last line",
+      `|\n${"[=====>    ] 45%\n".repeat(6)}   ━━━━━━━━━━ 1.2/1.2 MB 3.4 MB/s eta 0:00:00`,
+      "|\n… (6 progress lines)\n   ━━━━━━━━━━ 1.2/1.2 MB 3.4 MB/s eta 0:00:00",
     ],
     [
       "an error line on a progress bar",
-      "[=====>    ] 50% error: checksum mismatch\n[=====>    ] 50%",
-      "[=====>    ] 50% error: checksum mismatch",
+      "[=====>    ] 50% error: checksum mismatch\n[=====>    ] 50% done downloading the thing",
+      "[=====>    ] 50% error: checksum mismatch\n… (1 progress line)",
     ],
-  ])("projects %s", (_, text, projected) => {
+  ])("projects %s, noting each omission in place", (_, text, projected) => {
     const { result, context } = run(text);
     const id = idOf(text);
-    expect(result).toBe(
-      projected.endsWith("\n") ? `${projected}<<cg:${id}>>` : `${projected}\n<<cg:${id}>>`,
-    );
+    expect(result).toBe(`${projected}\n<<cg:${id}>>`);
     expect(context.stashed.get(id)).toBe(text);
+    expect(run(text, "off").result).toBe(projected);
   });
 
   it.each([
     ["short non-adjacent repeats", "if x:\n    }\nelse:\n    }\nend"],
     ["a short repeated block", "a\nb\nc\na\nb"],
+    ["short adjacent repeats", "tick\ntick\ntick\ntock"],
+    ["blank runs", "a\n\n\n\nb\n \n"],
+    ["a repeated error line", `start\n${warning}\nmiddle\n${warning}\nend`],
+    ["a repeated error block", `${traceback}\nValueError: bad input\n`.repeat(3)],
+    ["a progress line whose note would be longer", "step one\n|\nstep two"],
     ["plain lines", "one\ntwo\nthree"],
     ["a percent inside prose", "coverage went up to 45% this week"],
     ["a rate inside prose", "the link sustains 12 MB/s on average"],
@@ -85,21 +126,42 @@ describe("extract", () => {
     expect(run(text).result).toBeUndefined();
   });
 
+  it.each<[string, Partial<ToolCall> | undefined]>([
+    ["git diff --cached", { input: { command: "git diff --cached" } }],
+    ["a script", { input: { command: "./show-changes.sh" } }],
+    ["no call", undefined],
+  ])("returns a two-file diff with deleted blank lines intact (%s)", (_, call) => {
+    for (const mode of ["full", "off"] as const) {
+      const outputs = toolOutputs([call ? { text: stagedDiff, call } : { text: stagedDiff }]);
+      expect(outputs[0]?.contentClass).toBe("diff");
+      expect(
+        extract.reduce(outputs[0]!, noMinimum, fakeContext(outputs, { mode })),
+      ).toBeUndefined();
+    }
+  });
+
+  const pair = `${reset}\n${reset}`;
   it.each<[MarkerMode, string]>([
-    ["full", `a\n\nb\n<<cg:${idOf("a\n\n\nb")}>>`],
-    ["summary", "a\n\nb\n\u27eacg\u27eb"],
-    ["off", "a\n\nb"],
+    ["full", `${reset}\n… (repeated 1 line)\n<<cg:${idOf(pair)}>>`],
+    ["summary", `${reset}\n… (repeated 1 line)\n\u27eacg\u27eb`],
+    ["off", `${reset}\n… (repeated 1 line)`],
   ])("marks in %s mode", (mode, expected) => {
-    const { result, context } = run("a\n\n\nb", mode);
+    const { result, context } = run(pair, mode);
     expect(result).toBe(expected);
     expect(context.stashed.size).toBe(mode === "full" ? 1 : 0);
   });
 
+  it("puts the marker alone on the last line when the text ends with a newline", () => {
+    const text = `${pair}\n`;
+    expect(run(text).result).toBe(`${reset}\n… (repeated 1 line)\n<<cg:${idOf(text)}>>`);
+  });
+
   it("respects min_tokens", () => {
-    const small = "a\n\n\nb";
-    expect(run(small, "full", defaults).result).toBeUndefined();
-    const large = `${Array.from({ length: 200 }, (_, i) => `line ${i} of the build log`).join("\n")}\n\n\n`;
-    expect(run(large, "full", defaults).result).toBe(`${large.slice(0, -2)}<<cg:${idOf(large)}>>`);
+    expect(run(pair, "full", defaults).result).toBeUndefined();
+    const large = `${Array.from({ length: 200 }, (_, i) => `line ${i} of the build log`).join("\n")}\n${reset}\n${reset}`;
+    expect(run(large, "off", defaults).result).toBe(
+      `${large.slice(0, -reset.length - 1)}\n… (repeated 1 line)`,
+    );
   });
 
   it.each([
@@ -124,20 +186,34 @@ describe.skipIf(!existsSync(searchOutput))("extract on real shell outputs", () =
     : [];
   const errorWord = /error|fail|exception|panic|fatal|traceback|warning/i;
 
-  it("keeps one copy of every error line and only drops lines", () => {
+  it("keeps every error line, only drops lines, and notes every omission in place", () => {
+    const note = /^… \((?:\d+ progress lines?)?(?:, )?(?:repeated \d+ lines?)?\)$/;
+    let changed = 0;
+    // Printed by a script, so every output is the log its shape says, not the fact its command was.
     for (const { out } of items) {
-      const result = run(out, "off").result;
+      const outputs = toolOutputs([{ text: out, call: { input: { command: "./run.sh" } } }]);
+      const result = extract.reduce(outputs[0]!, noMinimum, fakeContext(outputs, { mode: "off" }));
       if (result === undefined) continue;
-      const kept = new Set(result.split("\n"));
-      for (const line of out.split("\n")) if (errorWord.test(line)) expect(kept).toContain(line);
+      changed++;
+      expect(typeof result).toBe("string");
       const original = out.split("\n");
+      const lines = (result as string).split("\n");
+      for (const line of original) if (errorWord.test(line)) expect(lines).toContain(line);
+      // Walk both: each original line is either the next output line or inside a noted run.
       let at = 0;
-      for (const line of result.split("\n")) {
-        while (at < original.length && original[at] !== line) at++;
-        expect(at).toBeLessThan(original.length);
+      for (const line of lines) {
+        if (note.test(line) && original[at] !== line) {
+          const [, counts = ""] = /\((.*)\)/.exec(line) ?? [];
+          const skipped = [...counts.matchAll(/\d+/g)].reduce((sum, [n]) => sum + Number(n), 0);
+          at += skipped;
+          continue;
+        }
+        expect(original[at]).toBe(line);
         at++;
       }
-      expect(result.length).toBeLessThan(out.length);
+      expect(at).toBe(original.length);
+      expect((result as string).length).toBeLessThan(out.length);
     }
+    expect(changed).toBeGreaterThan(0);
   });
 });

@@ -63,6 +63,43 @@ describe("failed_run", () => {
     expect(changes.map((change) => change.index)).toEqual(indexes);
   });
 
+  const wholeFile = (text: string) => ({
+    text,
+    call: { input: { command: "cd /testbed && python -m pytest testing/test_collection.py -q" } },
+  });
+  const singleTest = (text: string) => ({
+    text,
+    call: {
+      input: {
+        command:
+          "cd /testbed && pytest -x --tb=short -p no:cacheprovider testing/test_collection.py::TestX::test_y",
+      },
+    },
+  });
+  const sameFileAgain = (text: string) => ({
+    text,
+    call: { input: { command: "cd /testbed && pytest -v --color=no testing/test_collection.py" } },
+  });
+  it.each<MarkerMode>(["full", "off"])(
+    "never lets a narrower run supersede a broader one (%s mode)",
+    async (mode) => {
+      const context = fakeContext(toolOutputs([wholeFile(failing), singleTest(passing)]), { mode });
+      expect(await requestChanges(failedRun, noMinimum, context)).toEqual([]);
+    },
+  );
+
+  it.each<[MarkerMode, string]>([
+    ["full", `[superseded by a later run] <<cg:${idOf(failing)}>>`],
+    ["off", "[superseded by a later run]"],
+  ])(
+    "supersedes a run by a later run of the same target up to output flags (%s mode)",
+    async (mode, text) => {
+      const items = [wholeFile(failing), singleTest(failingAgain), sameFileAgain(passing)];
+      const context = fakeContext(toolOutputs(items), { mode });
+      expect(await requestChanges(failedRun, noMinimum, context)).toEqual([{ index: 0, text }]);
+    },
+  );
+
   it("counts is_error as a failure", async () => {
     const items = [{ ...make("Error 2"), isError: true }, make("built")];
     const changes = await requestChanges(
@@ -99,10 +136,26 @@ describe.skipIf(!hasCorpus)("test runs in the reference shell commands", () => {
       const run = detectRun(toolOutputs([{ text: out, call: { input: { command: cmd } } }])[0]!);
       return run === undefined ? [] : [{ command: cmd.split(" ").slice(0, 2).join(" "), ...run }];
     });
+    const target = (...words: string[]) => words.join("\u0000");
     expect(runs).toEqual([
-      { command: "python -m", family: "pytest", failed: false },
-      { command: "python tests/runtests.py", family: "unittest", failed: false },
-      { command: "python3 runtests.py", family: "unittest", failed: false },
+      {
+        command: "python -m",
+        family: "pytest",
+        target: target("pytest", "", "tests/test_domain_py.py::test_pyattribute"),
+        failed: false,
+      },
+      {
+        command: "python tests/runtests.py",
+        family: "unittest",
+        target: target("unittest", "", "queries", "lookup", "model_fields", "expressions", "basic"),
+        failed: false,
+      },
+      {
+        command: "python3 runtests.py",
+        family: "unittest",
+        target: target("unittest", "", "forms_tests"),
+        failed: false,
+      },
     ]);
   });
 });

@@ -14,7 +14,7 @@ function run(text: string, mode: MarkerMode = "full", options = small) {
   return { result: linecap.reduce(outputs[0]!, options, context) as string | undefined, context };
 }
 
-const deprecation = "DeprecationWarning: use spawn";
+const deprecation = "Deprecated: use spawn instead";
 const long = "abcdefghij".repeat(5);
 
 describe("linecap", () => {
@@ -51,6 +51,7 @@ describe("linecap", () => {
     ["a JS stack frame", `    at handler (${long}.js:12:5)`],
     ["a Python stack frame", `  File "${long}", line 12`],
     ["an error word", `ValueError: ${long}`],
+    ["a repeated error line", "DeprecationWarning: use spawn\nstep\nDeprecationWarning: use spawn"],
     ["a line exactly at the limit", "x".repeat(31)],
     ["empty", ""],
   ])("leaves %s alone", (_, text) => {
@@ -94,6 +95,38 @@ describe("linecap", () => {
     ["a megabyte of dashes", "a-1".repeat(350_000), 31, `a-1a-1a-1a${CUT}1a-1a-1a-1`],
   ])("cutLine with %s", (_, line, max, expected) => {
     expect(cutLine(line, max)).toBe(expected);
+  });
+
+  const ignored = "FAIL: bar.py was ignored because it is not in the test path";
+  const twoRuns = [
+    "$ ./check.sh src",
+    ignored,
+    "checked 12 files: 1 failure",
+    "$ ./check.sh src",
+    ignored,
+    "checked 12 files: 1 failure",
+  ].join("\n");
+  const eachRunKept = [
+    "$ ./check.sh src  (x2)",
+    ignored,
+    "checked 12 files: 1 failure",
+    ignored,
+    "checked 12 files: 1 failure",
+  ].join("\n");
+  it.each<[MarkerMode, string]>([
+    ["full", `${eachRunKept}\n<<cg:${idOf(twoRuns)}>>`],
+    ["off", eachRunKept],
+  ])("keeps a repeated error line in each run it belongs to (%s mode)", (mode, expected) => {
+    expect(run(twoRuns, mode, { ...small, max_line_chars: 500 }).result).toBe(expected);
+  });
+
+  it("never cuts the long lines of a diff", () => {
+    const removed = `-${"const value = compute(argument);".repeat(3)}`;
+    const hunk = `@@ -1,2 +1,2 @@ ${"function handler(request, response) ".repeat(2)}`;
+    const diff = `--- a/src/x.js\n+++ b/src/x.js\n${hunk}\n${removed}\n+added\n${removed}`;
+    const [output] = toolOutputs([{ text: diff, call: { input: { command: "git diff" } } }]);
+    expect(output?.contentClass).toBe("diff");
+    expect(linecap.reduce(output!, small, fakeContext([]))).toBeUndefined();
   });
 
   it.each([

@@ -1,23 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { mask } from "../../src/components/mask.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
+import { peekOf } from "../../src/content/peek.js";
 import { fakeContext, idOf, requestChanges, toolOutputs } from "../support/component-context.js";
 import { agentToolTexts, hasCorpus, warnWithoutCorpus } from "../support/corpus.js";
 
 const defaults = componentsSchema.parse({}).mask;
+/** The placeholder of an output with no call: it names the output's first line (peekOf). */
+const hid = (text: string) => `[older tool output masked: ${peekOf(toolOutputs([text])[0]!)}]`;
 const long = (label: string) => `${label}: ${"lorem ipsum dolor sit amet ".repeat(40)}`;
 
 describe("mask", () => {
   const texts = [long("a"), long("b"), "short", long("c"), long("d"), long("e")];
 
   it.each<[MarkerMode, (text: string) => string]>([
-    [
-      "full",
-      (text) =>
-        `[older tool output masked] <<cg:${idOf(text)}>> [full output: call context_guru_expand]`,
-    ],
-    ["summary", () => "[older tool output masked] \u27eacg\u27eb"],
-    ["off", () => "[older tool output masked]"],
+    ["full", (text) => `${hid(text)} <<cg:${idOf(text)}>> [full output: call context_guru_expand]`],
+    ["summary", (text) => `${hid(text)} \u27eacg\u27eb`],
+    ["off", (text) => hid(text)],
   ])("masks all but the newest keep_recent in %s mode", async (mode, expected) => {
     const context = fakeContext(toolOutputs(texts), { mode });
     const changes = await requestChanges(mask, defaults, context);
@@ -30,21 +29,22 @@ describe("mask", () => {
     }
   });
 
-  it("uses the exact example text of the specification", async () => {
+  it("writes the specification's example text, naming what it hid", async () => {
+    const read = {
+      text: long("x"),
+      call: { name: "Read", input: { file_path: "/testbed/app.py", offset: 557, limit: 220 } },
+    };
     const changes = await requestChanges(
       mask,
       defaults,
-      fakeContext(toolOutputs([long("x"), "", "", ""])),
+      fakeContext(toolOutputs([read, "", "", ""])),
     );
     expect(changes).toEqual([
       {
         index: 0,
-        text: `[older tool output masked] <<cg:${idOf(long("x"))}>> [full output: call context_guru_expand]`,
+        text: `[older tool output masked: Read /testbed/app.py lines 557-776] <<cg:${idOf(long("x"))}>> [full output: call context_guru_expand]`,
       },
     ]);
-    expect(changes[0]?.text).toMatch(
-      /^\[older tool output masked\] <<cg:[0-9a-f]{16}>> \[full output: call context_guru_expand\]$/,
-    );
   });
 
   it.each([
@@ -83,8 +83,8 @@ describe("mask", () => {
         fakeContext(tiny, { mode: "off" }),
       ),
     ).toEqual([
-      { index: 0, text: "[older tool output masked]" },
-      { index: 1, text: "[older tool output masked]" },
+      { index: 0, text: "[older tool output masked: one]" },
+      { index: 1, text: "[older tool output masked: two]" },
     ]);
     expect(await requestChanges(mask, defaults, fakeContext([]))).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandFamily, detectRun, runFailed } from "../../src/components/test-runs.js";
+import { commandFamily, commandRun, detectRun, runFailed } from "../../src/components/test-runs.js";
 import { toolOutputs } from "../support/component-context.js";
 
 describe("commandFamily", () => {
@@ -42,6 +42,41 @@ describe("commandFamily", () => {
   });
 });
 
+describe("commandRun target", () => {
+  const target = (...words: string[]) => words.join("\u0000");
+  it.each<[string, string]>([
+    ["pytest tests/test_a.py", target("pytest", "", "tests/test_a.py")],
+    ["python -m pytest -q tests/test_a.py", target("pytest", "", "tests/test_a.py")],
+    [
+      "pytest -vv -x -s --tb=short --color=yes -rA --no-header -p no:cacheprovider tests/test_a.py",
+      target("pytest", "", "tests/test_a.py"),
+    ],
+    [
+      "pytest --tb short -n 4 --durations=5 tests/test_a.py",
+      target("pytest", "", "tests/test_a.py"),
+    ],
+    [
+      "pytest tests/test_a.py::TestX::test_y",
+      target("pytest", "", "tests/test_a.py::TestX::test_y"),
+    ],
+    [
+      "pytest -k 'combine and not slow' tests",
+      target("pytest", "", "-k", "combine and not slow", "tests"),
+    ],
+    ["pytest -p xdist tests", target("pytest", "", "-p", "xdist", "tests")],
+    ["cd /testbed && pytest tests 2>&1 | tail -30", target("pytest", "/testbed", "tests")],
+    [
+      "python tests/runtests.py forms_tests -v 2 --parallel 1",
+      target("unittest", "", "forms_tests"),
+    ],
+    ["npx jest --ci --silent src/api.test.ts", target("js test", "", "src/api.test.ts")],
+    ["go test -v -count=1 ./pkg/...", target("go test", "", "test", "./pkg/...")],
+    ["make test", target("make", "", "test")],
+  ])("%j → its target", (command, expected) => {
+    expect(commandRun(command)?.target).toBe(expected);
+  });
+});
+
 describe("runFailed", () => {
   it.each([
     ["pytest summary", "===== 1 failed, 180 passed in 2.14s =====", true],
@@ -73,31 +108,32 @@ describe("runFailed", () => {
 });
 
 describe("detectRun", () => {
+  const target = (...words: string[]) => words.join("\u0000");
   it.each([
     [
       "from the command",
       { text: "1 passed", call: { input: { command: "pytest" } } },
-      { family: "pytest", failed: false },
+      { family: "pytest", target: target("pytest", ""), failed: false },
     ],
     [
       "from an argv command",
       { text: "FAIL", call: { input: { cmd: ["go", "test", "./..."] } } },
-      { family: "go test", failed: true },
+      { family: "go test", target: target("go test", "", "test", "./..."), failed: true },
     ],
     [
       "from a prompt line",
       { text: "$ npm test\nTests: 1 failed, 1 total" },
-      { family: "js test", failed: true },
+      { family: "js test", target: target("js test", "", "test"), failed: true },
     ],
     [
       "from the output shape",
       { text: "collected 3 items\n\n3 passed in 0.02s" },
-      { family: "pytest", failed: false },
+      { family: "pytest", target: "pytest", failed: false },
     ],
     [
       "from is_error",
       { text: "Exit code 2", call: { input: { command: "make" } }, isError: true },
-      { family: "make", failed: true },
+      { family: "make", target: target("make", ""), failed: true },
     ],
     ["not a run", { text: "1 failed", call: { input: { command: "ls" } } }, undefined],
     [

@@ -69,7 +69,7 @@ describe("pipeline guards revert one component and the run goes on", () => {
     const [, , , first, , second, , third, , fourth, , fifth] = contents(await response.text());
     expect(markerIds(first ?? "")).toHaveLength(1);
     expect(second).toMatch(
-      /^\[older tool output masked\] <<cg:[0-9a-f]{16}>> \[full output: call context_guru_expand\]$/,
+      /^\[older tool output masked: \$ step 1\] <<cg:[0-9a-f]{16}>> \[full output: call context_guru_expand\]$/,
     );
     expect(third).toBe(outputs[2]);
     expect(fourth).toBe(outputs[3]);

@@ -159,7 +159,7 @@ describe("message replacement guards", () => {
       text,
       ["mask", "summarize", "mask"],
     );
-    const masked = `[older tool output masked] <<cg:${idOf(output("c"))}>> [full output: call context_guru_expand]`;
+    const masked = `[older tool output masked: ${output("c").split("\n")[0]}] <<cg:${idOf(output("c"))}>> [full output: call context_guru_expand]`;
     expect(result.text).toBe(
       JSON.stringify({
         messages: [

@@ -1,4 +1,5 @@
 import type { ComponentName, MarkerMode } from "../../src/config/schema.js";
+import { classifyOutput } from "../../src/content/classify.js";
 import { EXPAND_HINT, markerFor, SENTINEL } from "../../src/expand/markers.js";
 import { TokenCounter } from "../../src/pipeline/tokens.js";
 import type {
@@ -58,18 +59,20 @@ export function fakeContext(
   };
 }
 
-/** Tool outputs from texts, each produced by the given call (or none). */
+/** Tool outputs from texts, each produced by the given call (or none), classed as the transcript classes them. */
 export function toolOutputs(
   items: ReadonlyArray<string | { text: string; call?: Partial<ToolCall>; isError?: boolean }>,
 ): ToolOutput[] {
   return items.map((item, index) => {
     const { text, call, isError } = typeof item === "string" ? { text: item } : item;
+    const paired = call ? { id: `call_${index}`, name: "Bash", input: {}, ...call } : undefined;
     return {
       index,
       messageIndex: index * 2 + 2,
       text,
-      call: call ? { id: `call_${index}`, name: "Bash", input: {}, ...call } : undefined,
+      call: paired,
       isError: isError ?? false,
+      contentClass: classifyOutput(text, paired),
     };
   });
 }

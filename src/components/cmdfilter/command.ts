@@ -131,8 +131,12 @@ export function normalise(words: readonly string[]): string[] {
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash"]);
 
-/** The argv of every simple command whose output lands in the tool output. */
-export function commandsOf(command: string, depth = 0): Argv[] {
+/**
+ * Every pipeline whose output lands in the tool output, as the argv of each of its stages
+ * (wrappers and runners removed from each; `bash -c "…"` replaced by its script's pipelines).
+ * Pipelines whose first command prints nothing worth reading (`cd`, `echo`, …) are left out.
+ */
+export function pipelinesOf(command: string, depth = 0): Argv[][] {
   return tokenize(command).flatMap((stages) => {
     const argv = normalise(stages[0] ?? []);
     const [program, flags, script] = argv;
@@ -142,8 +146,14 @@ export function commandsOf(command: string, depth = 0): Argv[] {
       script !== undefined &&
       depth < 2
     ) {
-      return commandsOf(script, depth + 1);
+      return pipelinesOf(script, depth + 1);
     }
-    return argv.length > 0 && !TRIVIAL.has(program ?? "") ? [argv] : [];
+    if (argv.length === 0 || TRIVIAL.has(program ?? "")) return [];
+    return [[argv, ...stages.slice(1).map((stage) => normalise(stage))]];
   });
+}
+
+/** The argv of every simple command whose output lands in the tool output. */
+export function commandsOf(command: string): Argv[] {
+  return pipelinesOf(command).map((stages) => stages[0] as Argv);
 }

@@ -1,4 +1,4 @@
-import { type CommandFilter, isErrorLine, type LinePlan } from "./filter.js";
+import type { CommandFilter, LinePlan } from "./filter.js";
 
 /**
  * Containers: `docker` / `podman` (pull, build, run, compose, buildx, …) and `kubectl` (any
@@ -15,6 +15,8 @@ import { type CommandFilter, isErrorLine, type LinePlan } from "./filter.js";
  *   but the last;
  * - any tool: progress bars and percentage-only redraws.
  * Keeps errors, `Digest:`, `Status:`, build steps and their output, and the final status lines.
+ * Notes: `… (6 layer progress lines)`, `… (2 build progress lines)`, `… (2 unchanged resources)`,
+ * `… (1 rollout wait)`, `… (3 progress lines)`.
  */
 
 const LAYER =
@@ -27,25 +29,26 @@ const ROLLOUT_WAIT = /^Waiting for (?:deployment|daemon set|statefulset|rollout)
 const BAR = /\[[=>\- ]{5,}\]|[━█▓▒░]{3,}/;
 const PERCENT_ONLY = /^[\s\d.,:/()[\]|-]*\d(?:\.\d+)?\s?%[\s\d.,:/()[\]%|-]*$/;
 
+function kindOf(line: string): string | undefined {
+  if (LAYER.test(line)) return "layer progress line";
+  if (BUILDKIT.test(line) || LEGACY_BUILD.test(line)) return "build progress line";
+  if (UNCHANGED.test(line)) return "unchanged resource";
+  if ((BAR.test(line) && /\d/.test(line)) || PERCENT_ONLY.test(line)) return "progress line";
+  return undefined;
+}
+
 function plan(lines: readonly string[]): LinePlan {
-  const drop = new Set<number>();
+  const drop = new Map<number, string>();
   let lastWait = -1;
   for (const [index, line] of lines.entries()) {
     if (ROLLOUT_WAIT.test(line)) {
-      if (lastWait >= 0) drop.add(lastWait);
+      if (lastWait >= 0) drop.set(lastWait, "rollout wait");
       lastWait = index;
-    } else if (
-      LAYER.test(line) ||
-      BUILDKIT.test(line) ||
-      LEGACY_BUILD.test(line) ||
-      UNCHANGED.test(line) ||
-      (BAR.test(line) && /\d/.test(line)) ||
-      PERCENT_ONLY.test(line)
-    ) {
-      drop.add(index);
+      continue;
     }
+    const kind = kindOf(line);
+    if (kind !== undefined) drop.set(index, kind);
   }
-  for (const index of drop) if (isErrorLine(lines[index] as string)) drop.delete(index);
   return { drop, notes: new Map() };
 }
 

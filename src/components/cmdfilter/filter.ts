@@ -1,6 +1,8 @@
 /**
- * The contract of one command-family filter, and the rule every filter obeys: a line with an
- * error word is never dropped, whatever the filter planned.
+ * The contract of one command-family filter, and the rules every filter obeys: a line with an
+ * error word is never dropped, whatever the filter planned; every run of dropped lines is noted
+ * where it was, saying what and how much (`… (12 passed tests)`); and the result always keeps
+ * at least one line of the output itself (never empty, never only notes).
  */
 
 /** A command's words after wrappers (`sudo`, `env X=1`, `timeout 60`, `npx`, `python -m`) are gone. */
@@ -8,9 +10,15 @@ export type Argv = readonly string[];
 
 /** What a filter wants done to the lines of one output. */
 export interface LinePlan {
-  /** Indices of lines to drop. */
-  readonly drop: ReadonlySet<number>;
-  /** Notes written after line `index` (whether that line is kept or dropped), e.g. `… (4 more)`. */
+  /**
+   * Indices of lines to drop, each with what it is, as a singular noun for its note
+   * (`passed test`, `"Requirement already satisfied" line`).
+   */
+  readonly drop: ReadonlyMap<number, string>;
+  /**
+   * Notes written after line `index` (whether that line is kept or dropped), e.g.
+   * `… (4 more commits)`; a note stands for the run of dropped lines it closes.
+   */
   readonly notes: ReadonlyMap<number, string>;
 }
 
@@ -28,25 +36,81 @@ export function isErrorLine(line: string): boolean {
   return ERROR_LINE.test(line);
 }
 
-/** The lines left by `plan`, error lines always kept; undefined when nothing is dropped. */
-export function applyPlan(lines: readonly string[], plan: LinePlan): string[] | undefined {
-  const kept: string[] = [];
-  let dropped = 0;
-  for (const [index, line] of lines.entries()) {
-    if (plan.drop.has(index) && !isErrorLine(line)) dropped++;
-    else kept.push(line);
-    const note = plan.notes.get(index);
-    if (note !== undefined) kept.push(note);
-  }
-  return dropped === 0 ? undefined : kept;
+/** `12 passed tests`, `1 passed test`. */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
 }
 
-/** A plan that drops every line `dropLine` selects, with no notes. */
+/** The note for a run of dropped lines: how many of each kind, in order of first appearance. */
+export function runNote(kinds: ReadonlyMap<string, number>): string {
+  return `\u2026 (${Array.from(kinds, ([noun, count]) => counted(count, noun)).join(", ")})`;
+}
+
+/**
+ * The lines left by `plan`, with a note in place of every run of dropped lines (the filter's own
+ * note where it wrote one, else one that counts the run's kinds); error lines are always kept. A
+ * run whose note would be longer than the run is kept as it is. When nothing of the output
+ * itself would be left, its first and last non-blank lines are kept (what ran, how it ended).
+ * Undefined when nothing is dropped.
+ */
+export function applyPlan(lines: readonly string[], plan: LinePlan): string[] | undefined {
+  const drop = new Map<number, string>();
+  for (const [index, kind] of plan.drop) {
+    const line = lines[index];
+    if (line !== undefined && !isErrorLine(line)) drop.set(index, kind);
+  }
+  keepEnds(lines, drop);
+  const kept: string[] = [];
+  let run: { from: number; kinds: Map<string, number>; chars: number } | undefined;
+  let reduced = false;
+  const close = (to: number, note?: string) => {
+    if (!run) return;
+    const generated = note ?? runNote(run.kinds);
+    if (note !== undefined || generated.length + 1 < run.chars) {
+      kept.push(generated);
+      reduced = true;
+    } else {
+      kept.push(...lines.slice(run.from, to));
+    }
+    run = undefined;
+  };
+  for (const [index, line] of lines.entries()) {
+    const kind = drop.get(index);
+    if (kind === undefined) {
+      close(index);
+      kept.push(line);
+    } else {
+      run ??= { from: index, kinds: new Map(), chars: 0 };
+      run.kinds.set(kind, (run.kinds.get(kind) ?? 0) + 1);
+      run.chars += line.length + 1;
+    }
+    const note = plan.notes.get(index);
+    if (note === undefined) continue;
+    if (run) close(index + 1, note);
+    else kept.push(note);
+  }
+  close(lines.length);
+  return reduced ? kept : undefined;
+}
+
+/** When every non-blank line is planned away, keeps the first and the last one. */
+function keepEnds(lines: readonly string[], drop: Map<number, string>): void {
+  const filled: number[] = [];
+  for (const [index, line] of lines.entries()) if (line.trim() !== "") filled.push(index);
+  if (filled.length === 0 || filled.some((index) => !drop.has(index))) return;
+  drop.delete(filled[0] as number);
+  drop.delete(filled[filled.length - 1] as number);
+}
+
+/** A plan that drops every line `kindOf` names a kind for, with no notes of its own. */
 export function dropWhere(
   lines: readonly string[],
-  dropLine: (line: string, index: number) => boolean,
+  kindOf: (line: string, index: number) => string | undefined,
 ): LinePlan {
-  const drop = new Set<number>();
-  for (const [index, line] of lines.entries()) if (dropLine(line, index)) drop.add(index);
+  const drop = new Map<number, string>();
+  for (const [index, line] of lines.entries()) {
+    const kind = kindOf(line, index);
+    if (kind !== undefined) drop.set(index, kind);
+  }
   return { drop, notes: new Map() };
 }

@@ -1,21 +1,18 @@
 import { commandsOf } from "./command.js";
 import { containers } from "./containers.js";
 import type { Argv, CommandFilter } from "./filter.js";
-import { gitDiff, gitLog, gitStatus } from "./git.js";
+import { gitLog, gitStatus } from "./git.js";
 import { install } from "./install.js";
 import { jest } from "./jest.js";
 import { pytest } from "./pytest.js";
-import { search } from "./search.js";
 
-/** The built-in command filters, tried in this order. */
+/** The built-in command filters, tried in this order (search results and diffs: fact-collapse.ts). */
 export const filters: readonly CommandFilter[] = [
   pytest,
   jest,
   install,
   gitLog,
-  gitDiff,
   gitStatus,
-  search,
   containers,
 ];
 

@@ -1,4 +1,4 @@
-import { type CommandFilter, dropWhere } from "./filter.js";
+import { type CommandFilter, dropWhere, type LinePlan } from "./filter.js";
 
 /**
  * Package installs: `pip install` (also `pip3`, `python -m pip`, `uv pip`), `npm|pnpm install`
@@ -16,18 +16,21 @@ import { type CommandFilter, dropWhere } from "./filter.js";
  *   database ...`, `debconf: delaying package configuration`;
  * - any tool: progress bars, transfer rates and percentage-only redraws.
  * Keeps warnings, errors and the summaries (`Successfully installed …`, `added 12 packages …`,
- * `0 upgraded, 3 newly installed …`, `Fetched 12 MB in 2s`).
+ * `0 upgraded, 3 newly installed …`, `Fetched 12 MB in 2s`), and always the first and the last
+ * non-blank line: what ran and how it ended, even when every line between is bookkeeping.
+ * Notes name what a run of dropped lines was by its opening words:
+ * `… (37 "Requirement already satisfied" lines)`, `… (3 "Collecting" lines, 3 progress lines)`.
  */
 
 const BOOKKEEPING = new RegExp(
   [
     // pip
-    /^\s*(?:Collecting|Downloading|Using cached|Requirement already satisfied|Obtaining|Preparing metadata|Getting requirements|Installing build dependencies|Building wheels? for|Created wheel for|Stored in directory:|Looking in indexes:|Found existing installation:|Attempting uninstall:|Uninstalling \S+:)/
+    /^\s*(Collecting|Downloading|Using cached|Requirement already satisfied|Obtaining|Preparing metadata|Getting requirements|Installing build dependencies|Building wheels? for|Created wheel for|Stored in directory:|Looking in indexes:|Found existing installation:|Attempting uninstall:|Uninstalling(?= \S+:))/
       .source,
     // npm
-    /^npm (?:http|timing|sill|verb)\b/.source,
+    /^(npm (?:http|timing|sill|verb))\b/.source,
     // apt
-    /^(?:Get|Hit|Ign):\d+\s|^(?:Reading package lists|Building dependency tree|Reading state information)\.\.\.|^(?:Selecting previously unselected package|Preparing to unpack|Unpacking|Setting up|Processing triggers for) |^\(Reading database \.\.\.|^debconf: delaying package configuration/
+    /^(Get|Hit|Ign):\d+\s|^(Reading package lists|Building dependency tree|Reading state information)\.\.\.|^(Selecting previously unselected package|Preparing to unpack|Unpacking|Setting up|Processing triggers for) |^\((Reading database) \.\.\.|^(debconf: delaying package configuration)/
       .source,
   ].join("|"),
 );
@@ -62,5 +65,24 @@ export const install: CommandFilter = {
     if (program === "yarn" && subcommand === undefined) return true;
     return SUBCOMMANDS[program ?? ""]?.includes(subcommand ?? "") ?? false;
   },
-  plan: (lines) => dropWhere(lines, (line) => BOOKKEEPING.test(line) || isProgress(line)),
+  plan,
 };
+
+/** What a bookkeeping line is, by its opening words. */
+function kindOf(line: string): string | undefined {
+  const bookkeeping = BOOKKEEPING.exec(line);
+  if (bookkeeping) {
+    const words = bookkeeping.slice(1).find((group) => group !== undefined) ?? "";
+    return `${JSON.stringify(words.replace(/:$/, ""))} line`;
+  }
+  return isProgress(line) ? "progress line" : undefined;
+}
+
+function plan(lines: readonly string[]): LinePlan {
+  const { drop, notes } = dropWhere(lines, kindOf);
+  const kept = new Map(drop);
+  const filled = [...lines.keys()].filter((index) => (lines[index] as string).trim() !== "");
+  kept.delete(filled[0] ?? -1);
+  kept.delete(filled[filled.length - 1] ?? -1);
+  return { drop: kept, notes };
+}

@@ -6,10 +6,11 @@ import { type CommandFilter, dropWhere } from "./filter.js";
  * Drops: passing tests and files (`  ✓ adds numbers (3 ms)`, ` ✓ src/a.test.ts (3 tests) 5ms`,
  * `√`/`✔` alike) and passing-file headers (` PASS  src/a.test.ts`). Everything else stays: failing
  * blocks (`●`, `×`, `FAIL`), error and stack lines, console output and the summary
- * (`Tests: …`, `Test Files …`).
+ * (`Tests: …`, `Test Files …`). Notes: `… (3 passed tests)`, `… (1 passed file)`.
  */
 
-const PASSED = /^\s*[✓✔√]\s|^\s*PASS\s+\S/;
+const PASSED = /^\s*[✓✔√]\s/;
+const PASSED_FILE = /^\s*PASS\s+\S/;
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 
 function isRunner(argv: readonly string[]): boolean {
@@ -22,5 +23,9 @@ function isRunner(argv: readonly string[]): boolean {
 export const jest: CommandFilter = {
   name: "jest",
   matches: isRunner,
-  plan: (lines) => dropWhere(lines, (line) => PASSED.test(line)),
+  plan: (lines) =>
+    dropWhere(lines, (line) => {
+      if (PASSED_FILE.test(line)) return "passed file";
+      return PASSED.test(line) ? "passed test" : undefined;
+    }),
 };

@@ -8,6 +8,7 @@ import { type CommandFilter, dropWhere } from "./filter.js";
  * unittest's `test_x (pkg.Case) ... ok`) and progress lines made only of `.`, `s`, `x` and `X`
  * (`tests/a.py ..s..  [ 40%]`, `.......`). A progress line with an `F` or `E` stays, and so does
  * everything else: the FAILURES and ERRORS sections, the short test summary and the final line.
+ * Notes: `… (4 passed tests)`, `… (2 progress lines)`.
  */
 
 const PASSED = /^\S+::\S.*\sPASSED\b|^PASSED \S+::\S/;
@@ -25,5 +26,8 @@ export const pytest: CommandFilter = {
   name: "pytest",
   matches: isRunner,
   plan: (lines) =>
-    dropWhere(lines, (line) => PASSED.test(line) || UNITTEST_OK.test(line) || PROGRESS.test(line)),
+    dropWhere(lines, (line) => {
+      if (PASSED.test(line) || UNITTEST_OK.test(line)) return "passed test";
+      return PROGRESS.test(line) ? "progress line" : undefined;
+    }),
 };

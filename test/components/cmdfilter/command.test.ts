@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandOf, commandsOf } from "../../../src/components/cmdfilter/command.js";
+import { commandOf, commandsOf, pipelinesOf } from "../../../src/components/cmdfilter/command.js";
 import { filterFor } from "../../../src/components/cmdfilter/index.js";
 import type { ToolCall } from "../../../src/wire/types.js";
 
@@ -74,6 +74,26 @@ describe("commandsOf", () => {
   });
 });
 
+describe("pipelinesOf", () => {
+  it.each<[string, string, string[][][]]>([
+    [
+      "later stages",
+      "cd /repo && cat app.log | grep -n ERROR | head -5",
+      [
+        [
+          ["cat", "app.log"],
+          ["grep", "-n", "ERROR"],
+          ["head", "-5"],
+        ],
+      ],
+    ],
+    ["bash -c", `bash -c "git diff | head"`, [[["git", "diff"], ["head"]]]],
+    ["trivial pipelines", "echo hi | cat; cd x", []],
+  ])("splits %s", (_, command, expected) => {
+    expect(pipelinesOf(command)).toEqual(expected);
+  });
+});
+
 describe("filterFor", () => {
   it.each<[string, string | undefined]>([
     ["cd /repo && python -m pytest -q tests 2>&1 | tail -30", "pytest"],
@@ -87,13 +107,12 @@ describe("filterFor", () => {
     ["npm ci", "install"],
     ["yarn", "install"],
     ["git --no-pager log -n 5", "git-log"],
-    ["git -C repo diff HEAD~1", "git-diff"],
-    ["git show HEAD", "git-diff"],
     ["git status", "git-status"],
-    ["rg -n foo src | head", "search"],
-    ["find . -name '*.ts' | xargs grep -l foo", "search"],
-    ["git grep -n foo", "search"],
-    ["grep -rn a src; echo ---; grep -rn b test", "search"],
+    // Diffs and search results are facts, collapsed only over a budget (fact-collapse.ts).
+    ["git -C repo diff HEAD~1", undefined],
+    ["git show HEAD", undefined],
+    ["rg -n foo src | head", undefined],
+    ["git grep -n foo", undefined],
     ["docker compose pull", "containers"],
     ["kubectl apply -f k8s/ && kubectl rollout status deploy/api", "containers"],
     ["ls -la", undefined],

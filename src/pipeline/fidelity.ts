@@ -1,0 +1,82 @@
+import { type ContentClass, isFactClass } from "../content/content-class.js";
+import { EXPAND_HINT } from "../expand/markers.js";
+
+/**
+ * The generic fidelity rules of SPEC §5 "Fidelity", checked on one offloader's change to one
+ * tool output (reformats are lossless and exempt). A compacted output is verbatim, losslessly
+ * repacked, or visibly reduced:
+ * - it is never empty, and never made only of markers and omission notes (lines opening with
+ *   `…`): something of what the output said, or a placeholder naming it, stays;
+ * - an output of a fact class (file reads, diffs, search results) keeps every line, in order,
+ *   unless it has one of the shapes that account for what is gone: a whole-output mask (one
+ *   `[…]` placeholder line naming what was hidden), or a head/tail collapse (a prefix of the
+ *   original lines, one note line with a count, a suffix).
+ * Marker tokens of the change (`markers`), the expand hint, and lines made only of them are
+ * not content. A final newline on either side is not a line.
+ */
+export type FidelityViolation =
+  /** The result has no text left. */
+  | "empty"
+  /** The result is only markers, omission notes, or both. */
+  | "notes_only"
+  /** A fact-class output lost lines without a mask or a head/tail collapse accounting for them. */
+  | "fact_thinned";
+
+const NOTE = /^\s*\u2026/;
+const COUNT = /\b[1-9]\d*\b/;
+const PLACEHOLDER = /^\[[^\n]*\S[^\n]*\]$/;
+
+export function checkFidelity(
+  original: string,
+  replacement: string,
+  contentClass: ContentClass,
+  markers: readonly string[],
+): FidelityViolation | undefined {
+  if (replacement === original) return undefined;
+  if (original.trim() === "") return undefined;
+  if (replacement.trim() === "") return "empty";
+  const lines = contentLines(replacement, markers);
+  if (!lines.some((line) => line.trim() !== "" && !NOTE.test(line))) return "notes_only";
+  if (!isFactClass(contentClass)) return undefined;
+  const received = withoutFinalNewline(original.split("\n"));
+  if (isInOrder(received, lines)) return undefined;
+  if (lines.length === 1 && PLACEHOLDER.test((lines[0] as string).trim())) return undefined;
+  return isHeadTailCollapse(received, lines) ? undefined : "fact_thinned";
+}
+
+/** The replacement's lines with its markers and the hint removed, marker-only lines dropped. */
+function contentLines(replacement: string, markers: readonly string[]): string[] {
+  const tokens = [...markers, EXPAND_HINT].filter((token) => token !== "");
+  const lines: string[] = [];
+  for (const line of replacement.split("\n")) {
+    let stripped = line;
+    for (const token of tokens) stripped = stripped.split(token).join("");
+    if (stripped !== line && stripped.trim() === "") continue;
+    lines.push(stripped === line ? line : stripped.trimEnd());
+  }
+  return withoutFinalNewline(lines);
+}
+
+function withoutFinalNewline(lines: string[]): string[] {
+  return lines.length > 1 && lines[lines.length - 1] === "" ? lines.slice(0, -1) : lines;
+}
+
+/** Every received line appears in `lines`, in order. */
+function isInOrder(received: readonly string[], lines: readonly string[]): boolean {
+  let at = 0;
+  for (const line of lines) if (at < received.length && line === received[at]) at++;
+  return at === received.length;
+}
+
+/** `lines` = a prefix of `received`, one note with a count, a suffix of `received`. */
+function isHeadTailCollapse(received: readonly string[], lines: readonly string[]): boolean {
+  if (lines.length < 1 || lines.length > received.length) return false;
+  let head = 0;
+  while (head < lines.length - 1 && lines[head] === received[head]) head++;
+  const note = lines[head] as string;
+  const tail = lines.length - head - 1;
+  for (let at = 1; at <= tail; at++) {
+    if (lines[lines.length - at] !== received[received.length - at]) return false;
+  }
+  return head + tail < received.length && NOTE.test(note) && COUNT.test(note);
+}

@@ -1,0 +1,3 @@
+import { fidelitySuite } from "./fidelity-suite.js";
+
+fidelitySuite("clean");
