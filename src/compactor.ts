@@ -19,6 +19,7 @@ import {
   recordHead,
   type SessionLedger,
 } from "./session/ledger.js";
+import { type PendingStash, scopedEntries } from "./session/records.js";
 import type { Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
@@ -190,7 +191,10 @@ export class Compactor {
     if (options.commit?.() === false) return unchanged(parsed, treatment, "abandoned");
     try {
       // Stashes and the ledger's new head in one acknowledged write (one round trip on Redis).
-      await store.put(parsed.session, [...run.stashes, ...decided.spellings], { ledger });
+      const pending = [...run.stashes, ...decided.spellings];
+      const entries =
+        pending.length === 0 ? [] : scopedEntries(pending, returnedConversation(parsed, decided));
+      await store.put(parsed.session, entries, { ledger });
     } catch (error) {
       // Nothing was kept: offloads cannot stand, lossless reformats still can (§7).
       return this.#reformatsOnly(parsed, history, treatment, options, error);
@@ -261,7 +265,7 @@ export class Compactor {
     // An unreadable ledger is an unknown history: warm, nothing replayed (§4a).
     const ledger = await this.deps.store.ledger(parsed.session).catch(() => EMPTY_LEDGER);
     const raws = parsed.scan.messages.map((span) => parsed.text.slice(span.start, span.end));
-    const chain = chainIds(raws, parsed.messages);
+    const chain = chainIds(raws, (index) => parsed.messages[index]);
     let head = deepestHead(ledger, chain);
     // A head describes these messages only if it saw the same outputs in them (same shape read).
     if (head && outputsBefore(parsed.transcript, head.messages) !== head.outputs.length) {
@@ -359,6 +363,26 @@ export class Compactor {
   }
 }
 
+/**
+ * The returned conversation id of each received message (session/records.ts): the chain id of
+ * the message it became in the returned body (a summary stands where its span began).
+ */
+function returnedConversation(
+  parsed: Parsed,
+  decided: { readonly text: string; readonly run: RunResult; readonly summarized: boolean },
+): (message: number) => string | undefined {
+  const scan = scanBody(decided.text);
+  if (!scan) return () => undefined;
+  const raws = scan.messages.map((span) => decided.text.slice(span.start, span.end));
+  const chain = chainIds(raws, (index) => JSON.parse(raws[index] as string));
+  const replaced = decided.summarized ? decided.run.replacement : undefined;
+  return (message) => {
+    if (!replaced || message < replaced.from) return chain[message];
+    if (message < replaced.to) return chain[replaced.from];
+    return chain[message - (replaced.to - replaced.from) + 1];
+  };
+}
+
 /** Tool outputs held by the first `messages` messages. */
 function outputsBefore(transcript: Transcript, messages: number): number {
   let count = 0;
@@ -386,13 +410,13 @@ function writeBack(
   | {
       text: string;
       tokensAfter: number;
-      spellings: { key: string; value: string }[];
+      spellings: PendingStash[];
       summarized: boolean;
     }
   | { bail: Passthrough } {
   const { text, transcript, scan, provider } = parsed;
   const edits: Edit[] = [];
-  const spellings = new Map<string, string>();
+  const spellings = new Map<string, { raw: string; messages: Set<number> }>();
   const changedLiterals: Array<{ text: string; raw: string }> = [];
   let saved = 0;
   for (const [index, next] of run.texts.entries()) {
@@ -408,7 +432,12 @@ function writeBack(
       if (JSON.parse(raw) !== output.text) return { bail: "ambiguous_keys" };
       // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
       // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
-      if (raw !== JSON.stringify(output.text)) spellings.set(`sp:${hash(output.text)}`, raw);
+      if (raw !== JSON.stringify(output.text)) {
+        const textId = hash(output.text);
+        const known = spellings.get(textId);
+        if (known) known.messages.add(output.messageIndex);
+        else spellings.set(textId, { raw, messages: new Set([output.messageIndex]) });
+      }
     }
     changedLiterals.push({ text: output.text, raw });
     edits.push({ span, raw: JSON.stringify(next) });
@@ -418,8 +447,8 @@ function writeBack(
   // told apart on the way back, so such a body goes as it came.
   if (spellings.size > 0) {
     for (const { text: original, raw } of changedLiterals) {
-      const spelled = spellings.get(`sp:${hash(original)}`);
-      if (spelled !== undefined && spelled !== raw) return { bail: "ambiguous_spelling" };
+      const spelled = spellings.get(hash(original));
+      if (spelled !== undefined && spelled.raw !== raw) return { bail: "ambiguous_spelling" };
     }
   }
   let summarized = false;
@@ -436,7 +465,11 @@ function writeBack(
   return {
     text: edits.length === 0 ? text : applyEdits(text, edits),
     tokensAfter: parsed.tokensBefore - saved,
-    spellings: Array.from(spellings, ([key, value]) => ({ key, value })),
+    spellings: Array.from(spellings, ([textId, { raw, messages }]) => ({
+      key: { kind: "sp" as const, textId },
+      value: raw,
+      messages,
+    })),
     summarized,
   };
 }

@@ -1,6 +1,8 @@
 import { carriesMarker, markerIds } from "./expand/markers.js";
 import { removeExpandTool } from "./expand/uninject.js";
+import { chainIds } from "./session/chain.js";
 import { sessionKey } from "./session/key.js";
+import { ownershipKey, type RecordKind, recordKey } from "./session/records.js";
 import type { Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
@@ -23,8 +25,10 @@ export class InvalidBodyError extends Error {
 
 /**
  * POST /rehydrate (§2): every string the pipeline changed comes back byte for byte. A reformatted
- * output is found by the hash of its text (`rf:` records); an offloaded one by its marker, whose
- * stashed text may itself have been reformatted first.
+ * output is found by the hash of its text (`rf` records); an offloaded one by its marker, whose
+ * stashed text may itself have been reformatted first. Both only within the conversation the
+ * body is (session/records.ts): a marker of another conversation under the same session key
+ * stays unresolved.
  */
 export async function rehydrate(
   text: string,
@@ -46,11 +50,26 @@ export async function rehydrate(
   }
   const provider = resolveProvider(options.provider ?? "auto", body);
   const transcript = readTranscript(provider, body.messages, scan);
+  // Records and markers are resolved only through the conversation this body is (§7): the chain
+  // ids of its messages as they stand, which are those the compactor returned.
+  const raws = scan.messages.map((span) => text.slice(span.start, span.end));
+  const messages = body.messages;
+  const chain = chainIds(raws, (index) => messages[index]);
   const lookup = (key: string) => store.get(session, key);
-  const edits = await restoreMessages(body.messages, scan, lookup, hash);
+  const records = (messageIndex: number): Records => {
+    const conversation = chain[messageIndex] ?? "";
+    return {
+      record: (kind, textId) => lookup(recordKey(kind, conversation, textId)),
+      original: async (id) =>
+        (await lookup(ownershipKey(conversation, id))) === undefined ? undefined : lookup(id),
+    };
+  };
+  const edits = await restoreMessages(messages, scan, records, hash);
   const replaced = new Set(edits.map((edit) => edit.messageIndex));
   const strings = transcript.strings.filter((item) => !replaced.has(item.messageIndex));
-  const outcomes = await Promise.all(strings.map((item) => restore(item, lookup, hash)));
+  const outcomes = await Promise.all(
+    strings.map((item) => restore(item, records(item.messageIndex), hash)),
+  );
   let unresolved = 0;
   for (const [index, outcome] of outcomes.entries()) {
     const item = strings[index] as ContentString;
@@ -58,7 +77,7 @@ export async function rehydrate(
     if (outcome.text !== undefined && outcome.text !== item.text) {
       edits.push({
         span: item.span,
-        raw: await spelling(outcome.text, lookup, hash),
+        raw: await spelling(outcome.text, records(item.messageIndex), hash),
         messageIndex: item.messageIndex,
       });
     }
@@ -79,7 +98,7 @@ export async function rehydrate(
 async function restoreMessages(
   messages: readonly unknown[],
   scan: BodyScan,
-  lookup: (key: string) => Promise<string | undefined>,
+  records: (messageIndex: number) => Records,
   hash: (text: string) => string,
 ): Promise<(Edit & { messageIndex: number })[]> {
   const found = await Promise.all(
@@ -87,9 +106,10 @@ async function restoreMessages(
       const text = elementText(message);
       const span = scan.messages[messageIndex];
       if (text === undefined || !span || !carriesMarker(text)) return undefined;
-      const id = await lookup(`msg:${hash(text)}`);
+      const own = records(messageIndex);
+      const id = await own.record("msg", hash(text));
       if (id === undefined || !markerIds(text).includes(id)) return undefined;
-      const raw = await lookup(id);
+      const raw = await own.original(id);
       if (raw === undefined || !isMessageRun(raw)) return undefined;
       return { span, raw, messageIndex };
     }),
@@ -106,28 +126,35 @@ function isMessageRun(raw: string): boolean {
   }
 }
 
+/** What one message of the body may resolve: its conversation's records and markers. */
+interface Records {
+  record(kind: RecordKind, textId: string): Promise<string | undefined>;
+  /** The original under marker `id`, when the marker was written into this conversation. */
+  original(id: string): Promise<string | undefined>;
+}
+
 async function restore(
   item: ContentString,
-  lookup: (key: string) => Promise<string | undefined>,
+  own: Records,
   hash: (text: string) => string,
 ): Promise<{ text: string | undefined; unresolved: number }> {
-  const reformatted = await lookup(`rf:${hash(item.text)}`);
+  const reformatted = await own.record("rf", hash(item.text));
   if (reformatted !== undefined) return { text: reformatted, unresolved: 0 };
   const ids = [...new Set(markerIds(item.text))];
   if (ids.length !== 1) return { text: undefined, unresolved: ids.length };
-  const stashed = await lookup(ids[0] as string);
+  const stashed = await own.original(ids[0] as string);
   if (stashed === undefined) return { text: undefined, unresolved: 1 };
-  const before = await lookup(`rf:${hash(stashed)}`);
+  const before = await own.record("rf", hash(stashed));
   return { text: before ?? stashed, unresolved: 0 };
 }
 
 /** The string literal as the client wrote it (its own escapes), else the canonical spelling. */
 async function spelling(
   original: string,
-  lookup: (key: string) => Promise<string | undefined>,
+  own: Records,
   hash: (text: string) => string,
 ): Promise<string> {
-  const raw = await lookup(`sp:${hash(original)}`);
+  const raw = await own.record("sp", hash(original));
   if (raw !== undefined) {
     try {
       if (JSON.parse(raw) === original) return raw;

@@ -1,5 +1,6 @@
 import type { MarkerMode } from "../config/schema.js";
 import { carriesMarker, markerIds } from "../expand/markers.js";
+import type { PendingStash } from "../session/records.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { ComponentReport } from "./report.js";
 import { Revert } from "./revert.js";
@@ -29,14 +30,14 @@ export interface MessagesGuard {
  * valid range that holds no marker and no expanded output; in full mode a marker whose stash is
  * exactly the raw JSON of the replaced messages; strictly fewer tokens than the content it
  * replaces. Throws Revert, or returns undefined when the replacement does not save tokens.
- * On success, `stashes` holds the raw span under the marker id and a `msg:` record (hash of the
+ * On success, `stashes` holds the raw span under the marker id and a `msg` record (hash of the
  * replacement text → marker id) by which /rehydrate finds the message to restore.
  */
 export function guardReplacement(
   guard: MessagesGuard,
   replacement: MessagesReplacement,
   entry: ComponentReport,
-): { accepted: AcceptedReplacement; stashes: [string, string][] } | undefined {
+): { accepted: AcceptedReplacement; stashes: [PendingStash["key"], string][] } | undefined {
   const { transcript, view, mode, tokens, pending } = guard;
   const { from, to, message, role } = replacement;
   const count = view.messages.length;
@@ -65,14 +66,14 @@ export function guardReplacement(
       throw new Revert("touched_protected_output", `output ${output.index} was expanded`);
     }
   }
-  const stashes: [string, string][] = [];
+  const stashes: [PendingStash["key"], string][] = [];
   if (mode === "full") {
     const raw = view.raw(from, to);
     const id = markerIds(message).find((candidate) => pending.get(candidate) === raw);
     if (id === undefined) {
       throw new Revert("no_cache_key", `messages ${from}..${to} were replaced without a marker`);
     }
-    stashes.push([id, raw], [`msg:${guard.hash(message)}`, id]);
+    stashes.push([id, raw], [{ kind: "msg", textId: guard.hash(message) }, id]);
     entry.keys.push(id);
   }
   const after = tokens.count(message);

@@ -2,6 +2,7 @@ import type { ComponentName, MarkerMode } from "../config/schema.js";
 import type { ContentClass } from "../content/content-class.js";
 import { carriesMarker, markerIds, SENTINEL } from "../expand/markers.js";
 import { type Decision, internDecision } from "../session/ledger.js";
+import type { PendingStash } from "../session/records.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { ComponentReport } from "./report.js";
 import type { ComponentKind } from "./types.js";
@@ -25,18 +26,21 @@ export class OutputState {
   readonly stashedAs: (string | undefined)[];
   /** The text an `rf:` record names this output's original by, per output that has one. */
   readonly reformatted: (string | undefined)[];
-  readonly stashes = new Map<string, string>();
+  /** Markers' originals and reformat records, each with the messages that hold it. */
+  readonly stashes = new Map<string, PendingStash & { readonly messages: Set<number> }>();
   /** Marker ids the run wrote or replayed, in order of first use. */
   readonly markerIds = new Set<string>();
   /** Markers and summary sentinels written into the outputs. */
   markers = 0;
   readonly #applied: ComponentName[][];
+  readonly #messageOf: readonly number[];
 
   constructor(
     transcript: Transcript,
     private readonly hash: (text: string) => string,
   ) {
     this.received = transcript.outputs.map((output) => output.text);
+    this.#messageOf = transcript.outputs.map((output) => output.messageIndex);
     this.classes = transcript.outputs.map((output) => output.contentClass);
     this.current = [...this.received];
     this.offloaded = this.received.map(() => false);
@@ -69,7 +73,7 @@ export class OutputState {
         for (const id of new Set(markerIds(text))) {
           const original = change.pending.get(id);
           if (original === undefined) continue;
-          this.stashes.set(id, original);
+          this.stash(id, original, this.#messageOf[index] as number);
           this.markerIds.add(id);
           change.entry.keys.push(id);
           this.markers++;
@@ -77,7 +81,11 @@ export class OutputState {
         const first = this.received[index] as string;
         this.stashedAs[index] = before;
         if (before !== first) {
-          this.stashes.set(`rf:${this.hash(before)}`, first);
+          this.stash(
+            { kind: "rf", textId: this.hash(before) },
+            first,
+            this.#messageOf[index] as number,
+          );
           this.reformatted[index] = before;
         }
       } else if (change.mode === "summary" && text.includes(SENTINEL)) {
@@ -87,6 +95,14 @@ export class OutputState {
     this.current[index] = text;
     this.carries[index] = change.kind === "offload" || carriesMarker(text);
     this.#applied[index]?.push(change.name);
+  }
+
+  /** Keeps `value` under `key` (a marker id or a record), held by received message `message`. */
+  stash(key: PendingStash["key"], value: string, message: number): void {
+    const name = typeof key === "string" ? key : `${key.kind}:${key.textId}`;
+    const known = this.stashes.get(name);
+    if (known && known.value === value) known.messages.add(message);
+    else this.stashes.set(name, { key, value, messages: new Set([message]) });
   }
 
   /** Every output's decision: the components whose changes it kept, in order. */
@@ -99,7 +115,11 @@ export class OutputState {
     this.current.forEach((text, index) => {
       const first = this.received[index] as string;
       if (!this.offloaded[index] && text !== first) {
-        this.stashes.set(`rf:${this.hash(text)}`, first);
+        this.stash(
+          { kind: "rf", textId: this.hash(text) },
+          first,
+          this.#messageOf[index] as number,
+        );
         this.reformatted[index] = text;
       }
     });

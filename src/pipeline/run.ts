@@ -2,6 +2,7 @@ import { isExcluded } from "../config/excluded-tools.js";
 import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
 import { markerIds } from "../expand/markers.js";
 import type { Decision } from "../session/ledger.js";
+import type { PendingStash } from "../session/records.js";
 import type { StashEntry } from "../store/types.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { ToolOutput } from "../wire/types.js";
@@ -67,8 +68,11 @@ export interface RunRequest {
 export interface RunResult {
   /** The final text of every tool output, parallel to `transcript.outputs`. */
   readonly texts: readonly string[];
-  /** Everything that must be acknowledged by the store before any marker is written. */
-  readonly stashes: readonly StashEntry[];
+  /**
+   * Everything that must be acknowledged by the store before any marker is written, each with
+   * the received messages that hold it (its records are scoped to their returned conversation).
+   */
+  readonly stashes: readonly PendingStash[];
   /** What made each output what it is returned as, parallel to `transcript.outputs`. */
   readonly decisions: readonly Decision[];
   /** Markers and summary sentinels written (replays included). */
@@ -206,7 +210,10 @@ async function runOnce(
         );
         if (accepted) {
           replacement = accepted.replacement;
-          for (const [key, value] of accepted.stashes) state.stashes.set(key, value);
+          // The summary is returned as one message where the span began.
+          for (const [key, value] of accepted.stashes) {
+            state.stash(key, value, accepted.replacement.from);
+          }
           if (entry.mode !== "off") state.markers++;
           if (entry.mode === "full") for (const id of entry.keys) state.markerIds.add(id);
           for (const output of transcript.outputs) {
@@ -267,7 +274,7 @@ async function runOnce(
   return {
     result: {
       texts: state.current,
-      stashes: Array.from(state.stashes, ([key, value]) => ({ key, value })),
+      stashes: [...state.stashes.values()],
       decisions: state.decisions(),
       markers: state.markers,
       markerIds: [...state.markerIds],
@@ -427,7 +434,9 @@ async function replaceMessages(
   view: MessagesView,
   entry: ComponentReport,
   pending: ReadonlyMap<string, string>,
-): Promise<{ replacement: AcceptedReplacement; stashes: [string, string][] } | undefined> {
+): Promise<
+  { replacement: AcceptedReplacement; stashes: [PendingStash["key"], string][] } | undefined
+> {
   const options = request.config.components[component.name];
   // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
   const proposed = await component.reduce(options as any, context, view);
