@@ -7,7 +7,10 @@ import { createHash } from "node:crypto";
  * are left out: clients move their cache breakpoints from turn to turn (Anthropic), and a moved
  * breakpoint changes nothing the model reads.
  */
-export function chainIds(raws: readonly string[], messageValue: (index: number) => unknown): string[] {
+export function chainIds(
+  raws: readonly string[],
+  messageValue: (index: number) => unknown,
+): string[] {
   const ids: string[] = [];
   let previous = "";
   for (const [index, raw] of raws.entries()) {
