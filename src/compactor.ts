@@ -193,7 +193,7 @@ export class Compactor {
       // Stashes and the ledger's new head in one acknowledged write (one round trip on Redis).
       const pending = [...run.stashes, ...decided.spellings];
       const entries =
-        pending.length === 0 ? [] : scopedEntries(pending, returnedConversation(parsed, decided));
+        pending.length === 0 ? [] : scopedEntries(pending, returnedConversation(decided));
       await store.put(parsed.session, entries, { ledger });
     } catch (error) {
       // Nothing was kept: offloads cannot stand, lossless reformats still can (§7).
@@ -367,10 +367,11 @@ export class Compactor {
  * The returned conversation id of each received message (session/records.ts): the chain id of
  * the message it became in the returned body (a summary stands where its span began).
  */
-function returnedConversation(
-  parsed: Parsed,
-  decided: { readonly text: string; readonly run: RunResult; readonly summarized: boolean },
-): (message: number) => string | undefined {
+function returnedConversation(decided: {
+  readonly text: string;
+  readonly run: RunResult;
+  readonly summarized: boolean;
+}): (message: number) => string | undefined {
   const scan = scanBody(decided.text);
   if (!scan) return () => undefined;
   const raws = scan.messages.map((span) => decided.text.slice(span.start, span.end));
