@@ -22,6 +22,8 @@ export const descriptions: Readonly<Record<string, string>> = {
   "components.{mask,dedup,failed_run,cmdfilter}.min_tokens":
     "Outputs below this many tokens are left alone.",
   "components.collapse.max_tokens": "Outputs over this many tokens are collapsed.",
+  "components.collapse.max_fact_tokens":
+    "File reads, diffs and search results (the facts the agent asked for) are collapsed only over this many tokens.",
   "components.collapse.head_lines": "Lines kept from the start of a collapsed output.",
   "components.collapse.tail_lines": "Lines kept from the end of a collapsed output.",
   "components.smartcrush.min_items": "JSON arrays with fewer items are left alone.",

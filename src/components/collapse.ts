@@ -1,3 +1,4 @@
+import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
 import { markedPhrase } from "./marked-phrase.js";
 
@@ -5,7 +6,8 @@ import { markedPhrase } from "./marked-phrase.js";
  * Offload: an output over `max_tokens` keeps its first `head_lines` and last `tail_lines` lines;
  * the lines between become one line `… (N lines omitted)` + T. The marker resolves to the whole
  * original output. A final newline is not counted as a line and is kept; outputs with no more
- * than head + tail lines are left alone.
+ * than head + tail lines are left alone. A file read, diff or search result is the fact the
+ * agent asked for (§5 Fidelity): it is collapsed only over `max_fact_tokens`.
  */
 export const collapse = {
   name: "collapse",
@@ -18,7 +20,8 @@ export const collapse = {
     const lines = (finalNewline ? text.slice(0, -1) : text).split("\n");
     const omitted = lines.length - options.head_lines - options.tail_lines;
     if (omitted <= 0) return undefined;
-    if (!context.atLeastTokens(text, options.max_tokens + 1)) return undefined;
+    const budget = isFactClass(output.contentClass) ? options.max_fact_tokens : options.max_tokens;
+    if (!context.atLeastTokens(text, budget + 1)) return undefined;
     const phrase = `\u2026 (${omitted} lines omitted)`;
     const kept = [
       ...lines.slice(0, options.head_lines),

@@ -1,6 +1,11 @@
 import { ConfigError } from "../errors/config-error.js";
 import { type ComponentName, type Config, componentNames } from "./schema.js";
 
+/**
+ * The default: the spec's agent pipeline, with the first-sight reductions a warm cache lives on
+ * (§4a) — cmdfilter's per-command filters and collapse of an oversized new output — before
+ * searchfold.
+ */
 const agent: ComponentName[] = [
   "format",
   "toon",
@@ -8,6 +13,7 @@ const agent: ComponentName[] = [
   "dedup",
   "failed_run",
   "mask",
+  "cmdfilter",
   "extract",
   "linecap",
 ];
@@ -20,7 +26,7 @@ export const presets: Readonly<Record<string, readonly ComponentName[]>> = {
   off: [],
   safe: ["format", "textclean"],
   balanced: ["format", "textclean", "dedup", "failed_run", "cmdfilter", "linecap", "searchfold"],
-  agent: [...agent, "searchfold"],
+  agent: [...agent, "collapse", "searchfold"],
   aggressive: [...agent, "smartcrush", "collapse", "searchfold"],
   summarize: ["summarize"],
   "llmd-toon": ["format", "toon"],

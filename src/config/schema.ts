@@ -55,6 +55,7 @@ export const componentsSchema = z.strictObject({
     .strictObject({
       ...common,
       max_tokens: positive.default(2000),
+      max_fact_tokens: positive.default(8000),
       head_lines: count.default(20),
       tail_lines: count.default(20),
     })

@@ -10,7 +10,7 @@ import { logOutput, openaiBody } from "../support/bodies.js";
  * cache is warm; a cold cache (header, idle clock, budget, policy) re-decides the head once, and
  * the result is frozen again.
  */
-const OUTPUTS = Array.from({ length: 8 }, (_, index) => logOutput(120, `o${index}`));
+const OUTPUTS = Array.from({ length: 8 }, (_, index) => logOutput(80, `o${index}`));
 /** Turn k of one conversation: its first k tool outputs (every turn extends the one before). */
 const turn = (k: number, outputs = OUTPUTS) => openaiBody(outputs.slice(0, k));
 const MASKED = "[older tool output masked";
@@ -99,7 +99,7 @@ describe("the session ledger freezes what was sent (§4a)", () => {
 });
 
 describe("conversations that share a derived session key (§4a, §7)", () => {
-  const other = Array.from({ length: 8 }, (_, index) => logOutput(120, `p${index}`));
+  const other = Array.from({ length: 8 }, (_, index) => logOutput(80, `p${index}`));
 
   it("do not change each other's output", async () => {
     // The same system and first user message: one derived key, two conversations.

@@ -8,7 +8,7 @@ import { expandCall, openaiJson } from "../support/model-replies.js";
 import { type RecordedRequest, ScriptedUpstream } from "../support/scripted-upstream.js";
 import { compactorOf, literalEnv, mountedFile, render, root } from "./k8s-objects.js";
 
-/** A tool output well over collapse's max_tokens (2000), with one line only its middle holds. */
+/** A check's log well over collapse's max_tokens (2000), with one line only its middle holds. */
 const NEEDLE = "line 0200: checksum mismatch in shard 7f3a";
 const output = Array.from({ length: 400 }, (_, index) =>
   index === 199 ? NEEDLE : `line ${String(index + 1).padStart(4, "0")}: ok shard ${index}`,
@@ -35,7 +35,7 @@ const history: OpenAI.ChatCompletionMessageParam[] = [
       {
         id: "call_log",
         type: "function",
-        function: { name: "bash", arguments: '{"command":"cat shards.log"}' },
+        function: { name: "bash", arguments: '{"command":"./check-shards --all"}' },
       },
     ],
   },

@@ -130,7 +130,7 @@ describe("POST /compact rewrites only what changed", () => {
 
   it("counts summary-mode sentinels in x-context-guru-markers", async () => {
     const summary = testApp({ marker_mode: "summary" }).app;
-    const outputs = [logOutput(120, "a"), logOutput(120, "b"), logOutput(120, "c"), "x", "y"];
+    const outputs = [logOutput(100, "a"), logOutput(100, "b"), logOutput(100, "c"), "x", "y"];
     const response = await postCompact(summary, openaiBody(outputs), { headers: COLD });
     const text = await response.text();
     const sentinels = text.split("\u27eacg\u27eb").length - 1;

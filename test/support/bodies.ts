@@ -99,9 +99,9 @@ export function anthropicBody(
 
 /** Four long build logs and a short last output: mask keeps the newest three, masks the first two. */
 export const MASKABLE_OUTPUTS: readonly string[] = [
-  logOutput(120, "a"),
-  logOutput(120, "b"),
-  logOutput(120, "c"),
-  logOutput(120, "d"),
+  logOutput(100, "a"),
+  logOutput(100, "b"),
+  logOutput(100, "c"),
+  logOutput(100, "d"),
   "done",
 ];
