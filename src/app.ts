@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { bearerAuth } from "./auth/bearer.js";
-import { Compactor } from "./compactor.js";
+import { type CompactOptions, Compactor } from "./compactor.js";
 import { components } from "./components/registry.js";
+import { pipelineNames } from "./config/pipeline-header.js";
 import type { Config } from "./config/schema.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
 import { httpMetrics } from "./observability/http-metrics.js";
@@ -79,11 +80,13 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/", expandRoutes(services));
   app.route("/", rehydrateRoutes(services));
   const observed = {
-    compact: (...args: Parameters<Compactor["compact"]>) =>
-      services.compactor.compact(...args).then((result) => {
-        metrics.observeCompact(result);
-        return result;
-      }),
+    compact: (text: string, options: CompactOptions = {}) =>
+      services.compactor
+        .compact(text, { ...options, pipeline: pipelineNames(options.pipeline) })
+        .then((result) => {
+          metrics.observeCompact(result);
+          return result;
+        }),
   };
   app.route(
     "/",

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { Services } from "../app.js";
 import type { CompactResult } from "../compactor.js";
+import { pipelineNames } from "../config/pipeline-header.js";
 import { credentialHeaders } from "../model/credential-headers.js";
 import { parseProviderChoice } from "../wire/detect.js";
 import { limitBody } from "./body-limit.js";
@@ -45,10 +46,7 @@ export function compactRoutes({ config, compactor, metrics }: Services): Hono {
         compactor.compact(text, {
           provider,
           session: c.req.header("x-context-guru-session"),
-          pipeline: pipelineHeader
-            ?.split(",")
-            .map((name) => name.trim())
-            .filter(Boolean),
+          pipeline: pipelineNames(pipelineHeader),
           preset: c.req.query("preset"),
           signal: abort.signal,
           incoming: { headers: credentialHeaders(c.req.raw.headers) },

@@ -4,6 +4,7 @@ import { createApp } from "../../src/app.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import { proxyRoutes } from "../../src/routes/proxy.js";
 import { createStore } from "../../src/store/create.js";
+import { sample } from "../observability/prometheus-text.js";
 import { expandCall, openaiJson } from "../support/model-replies.js";
 import { MASKED_ID, openaiConversation } from "../support/proxy-harness.js";
 import { ScriptedUpstream } from "../support/scripted-upstream.js";
@@ -192,6 +193,24 @@ describe("proxy routes in process", () => {
     // Nothing in the request carries a marker: the call cannot resolve and goes back as it is.
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ choices: [{ finish_reason: "tool_calls" }] });
+  });
+
+  it("runs each component a long pipeline header names once", async () => {
+    upstream.reply({ json: {} });
+    const gated = { trigger: { min_messages: 1000 } };
+    const app = appWith({ components: { mask: gated, textclean: gated } });
+    const names = Array.from({ length: 7_040 }, (_, index) =>
+      index % 2 === 0 ? "mask" : "textclean",
+    ).join(",");
+
+    await post(app, "/v1/chat/completions", { headers: { "x-context-guru-pipeline": names } });
+
+    const metrics = await (await app.request("/metrics")).text();
+    for (const component of ["mask", "textclean"]) {
+      expect(
+        sample(metrics, "cg_component_gated_total", { component, reason: "min_messages" }),
+      ).toBe(1);
+    }
   });
 
   it("reports the session, token counts and rounds in response headers", async () => {
