@@ -73,7 +73,14 @@ export const descriptions: Readonly<Record<string, string>> = {
   "limits.memo_bytes":
     "Memory for the in-process memos (token counts, content ids, component results) that make a re-sent history cheap; with `store.max_bytes` it bounds what the process holds.",
   "limits.body_bytes": "Largest request body; over it `413`.",
-  "limits.compact_timeout_ms": "Deadline for one compaction; past it the original body is used.",
+  "limits.compact_timeout_ms":
+    "Deadline for one compaction or rehydration, whatever thread it runs on; past it /compact answers the original body, the proxy forwards it, /rehydrate answers `503`.",
+  "limits.inflight_bytes":
+    "Bytes of bodies compacted or rehydrated at once; a body beyond it gets its original bytes at once (`/rehydrate`: `503` with `retry-after`).",
+  "limits.worker_min_bytes":
+    "Bodies of at least this many bytes are compacted and rehydrated on a worker thread; smaller ones on the event loop.",
+  "limits.compact_workers":
+    "Compaction worker threads; `0`: one fewer than the CPUs of the container's quota, at least 1.",
   "limits.header_timeout_ms": "Deadline for a client to send its request headers.",
   "limits.max_header_bytes": "Largest request header block.",
   "auth.token": "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set.",

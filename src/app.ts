@@ -1,5 +1,9 @@
 import { Hono } from "hono";
 import { bearerAuth } from "./auth/bearer.js";
+import { Compaction } from "./compaction/compaction.js";
+import { cpuBudget, workerCount } from "./compaction/cpu-budget.js";
+import { InflightBytes } from "./compaction/inflight.js";
+import { WorkerPool } from "./compaction/worker-pool.js";
 import { type CompactOptions, Compactor } from "./compactor.js";
 import { components } from "./components/registry.js";
 import { pipelineNames } from "./config/pipeline-header.js";
@@ -35,6 +39,11 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** One JSON line per request when given. */
   readonly logger?: Logger;
+  /**
+   * Worker threads for large bodies; by default a pool that starts its workers as bodies need
+   * them. None with a custom `registry`: its components cannot cross into a worker thread.
+   */
+  readonly pool?: WorkerPool;
 }
 
 /** Everything a route may use; built once per app. */
@@ -42,6 +51,8 @@ export interface Services {
   readonly config: Config;
   readonly store: Store;
   readonly compactor: Compactor;
+  /** Compaction and rehydration as routes run them: admitted, off the event loop, on time. */
+  readonly compaction: Compaction;
   readonly lifecycle: Lifecycle;
   readonly fetch: typeof fetch;
   readonly metrics: Metrics;
@@ -51,13 +62,24 @@ export interface Services {
 export function createApp(deps: AppDeps): Hono {
   const metrics = deps.metrics ?? new Metrics({ store: deps.store, processMetrics: false });
   const store = observedStore(deps.store, metrics);
+  const compactor = new Compactor({
+    config: deps.config,
+    store,
+    registry: deps.registry ?? components,
+  });
+  const inflight = new InflightBytes(deps.config.limits.inflight_bytes);
+  metrics.trackInflight(() => inflight.bytes);
   const services: Services = {
     config: deps.config,
     store,
-    compactor: new Compactor({
+    compactor,
+    compaction: new Compaction({
       config: deps.config,
+      compactor,
       store,
-      registry: deps.registry ?? components,
+      pool: deps.pool ?? (deps.registry ? undefined : defaultPool(deps.config, store)),
+      inflight,
+      onJob: (kind, thread, end) => metrics.observeJob(kind, thread, end),
     }),
     lifecycle: deps.lifecycle ?? new Lifecycle(),
     fetch: deps.fetch ?? fetch,
@@ -79,11 +101,13 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/", compactRoutes(services));
   app.route("/", expandRoutes(services));
   app.route("/", rehydrateRoutes(services));
+  // The proxy's compaction step: the same admission, threads and deadline as /compact.
   const observed = {
     compact: (text: string, options: CompactOptions = {}) =>
-      services.compactor
+      services.compaction
         .compact(text, { ...options, pipeline: pipelineNames(options.pipeline) })
         .then((result) => {
+          if (result === undefined) throw new CompactionSkippedError();
           metrics.observeCompact(result);
           return result;
         }),
@@ -101,4 +125,15 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.onError((_error, c) => c.json({ error: "internal error" }, 500));
   return app;
+}
+
+/** The proxy's compaction gave no result (not admitted, past its deadline, or failed). */
+class CompactionSkippedError extends Error {
+  override readonly name = "CompactionSkippedError";
+}
+
+/** The process's compaction threads: `limits.compact_workers`, else from the CPU budget. */
+export function defaultPool(config: Config, store: Store): WorkerPool {
+  const size = config.limits.compact_workers || workerCount(cpuBudget());
+  return new WorkerPool({ size, setup: { config }, store });
 }

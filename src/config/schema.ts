@@ -143,6 +143,12 @@ export const limitsSchema = z.strictObject({
   compact_timeout_ms: positive.default(2_000),
   header_timeout_ms: positive.default(30_000),
   max_header_bytes: positive.default(64 * 1024),
+  /** Bytes of bodies compacted or rehydrated at once; a body beyond it gets its answer at once. */
+  inflight_bytes: positive.default(64 * 1024 * 1024),
+  /** Bodies of at least this many bytes are compacted on a worker thread, smaller ones inline. */
+  worker_min_bytes: positive.default(256 * 1024),
+  /** Compaction worker threads; 0: one fewer than the CPUs of the container's quota, at least 1. */
+  compact_workers: count.default(0),
 });
 
 export const configSchema = z.strictObject({

@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { JobEnd, JobKind, JobThread } from "../compaction/compaction.js";
 import type { CompactResult } from "../compactor.js";
 import { componentNames } from "../config/schema.js";
 import type { BailReason, ProxyEvents } from "../proxy/events.js";
@@ -94,6 +95,18 @@ export class Metrics {
     ["component", "reason"],
   );
   readonly #markers = this.#tally("cg_markers_written_total", "Markers written.", ["component"]);
+  #inflight: () => number = () => 0;
+  readonly #inflightGauge: Gauge = new Gauge({
+    name: "cg_inflight_bytes",
+    help: "Bytes of request bodies being compacted or rehydrated now (limits.inflight_bytes).",
+    registers: [this.registry],
+    collect: (): void => this.#inflightGauge.set(this.#inflight()),
+  });
+  readonly #jobs = this.#tally(
+    "cg_compaction_jobs_total",
+    "Compaction and rehydration jobs, by thread (inline or worker) and end (completed, deadline, declined, failed).",
+    ["job", "thread", "end"],
+  );
   readonly #modelCalls = this.#counter(
     "cg_model_calls_total",
     "Cheap-model calls of LLM-backed components: accepted, rejected (did not verify), failed, skipped (no model).",
@@ -206,6 +219,16 @@ export class Metrics {
       onResponse: ({ provider, streamed }) =>
         this.#proxyResponses.inc({ provider, delivery: streamed ? "streamed" : "buffered" }),
     };
+  }
+
+  /** One compaction or rehydration job: on which thread it ran and how it ended. */
+  observeJob(job: JobKind, thread: JobThread, end: JobEnd): void {
+    this.#jobs.add(`${job} ${thread} ${end}`, 1, () => ({ job, thread, end }));
+  }
+
+  /** Reports the bytes of bodies being compacted or rehydrated at each scrape. */
+  trackInflight(read: () => number): void {
+    this.#inflight = read;
   }
 
   storeError(operation: StoreOperation): void {

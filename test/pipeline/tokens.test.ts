@@ -85,7 +85,8 @@ describe("POST /compact with a tool output that is one long run", () => {
     ["reversible", {}],
     ["clean", CLEAN],
   ])("answers 200 and counts its tokens (%s)", async (_mode, config) => {
-    const { app } = testApp(config);
+    // A generous deadline: the body is large enough for a worker thread, started on first use.
+    const { app } = testApp({ ...config, limits: { compact_timeout_ms: 60_000 } });
     const body = openaiBody(["Q".repeat(512 * 1024), logOutput(200), logOutput(200)]);
     const response = await postCompact(app, body);
     expect(response.status).toBe(200);
