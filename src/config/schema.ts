@@ -146,7 +146,7 @@ export const limitsSchema = z.strictObject({
   /** Bytes of bodies compacted or rehydrated at once; a body beyond it gets its answer at once. */
   inflight_bytes: positive.default(64 * 1024 * 1024),
   /** Bodies of at least this many bytes are compacted on a worker thread, smaller ones inline. */
-  worker_min_bytes: positive.default(256 * 1024),
+  worker_min_bytes: positive.default(64 * 1024),
   /** Compaction worker threads; 0: one fewer than the CPUs of the container's quota, at least 1. */
   compact_workers: count.default(0),
 });
