@@ -82,6 +82,10 @@ export const descriptions: Readonly<Record<string, string>> = {
   "limits.compact_workers":
     "Compaction worker threads; `0`: one fewer than the CPUs of the container's quota, at least 1.",
   "limits.header_timeout_ms": "Deadline for a client to send its request headers.",
+  "limits.request_timeout_ms":
+    "Deadline for a client to send a whole request, body included (`408` and the connection closed); at least `header_timeout_ms`.",
+  "limits.keep_alive_timeout_ms":
+    "How long an idle keep-alive connection stays open. Keep it above the idle timeout of the clients (the llm-d router's `idle_conn_timeout` is 90 s), so the client closes first.",
   "limits.max_header_bytes": "Largest request header block.",
   "auth.token": "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set.",
   "server.port": "Listening port.",

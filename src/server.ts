@@ -1,11 +1,15 @@
+import type { Server } from "node:http";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
-import { createApp } from "./app.js";
+import { createApp, defaultPool } from "./app.js";
 import { loadConfig } from "./config/load.js";
 import { ConfigError } from "./errors/config-error.js";
+import { ConnectionDrain } from "./lifecycle/drain.js";
+import { httpServerOptions, keepRequestsAlreadySent } from "./lifecycle/http-server.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
 import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
+import { observedStore } from "./observability/observed-store.js";
 import { createStore } from "./store/create.js";
 
 /** The server entry: read config once, serve, drain on SIGTERM/SIGINT (§10). */
@@ -34,17 +38,16 @@ function main(): void {
     },
   });
   const metrics = new Metrics({ store });
-  const app = createApp({ config, store, lifecycle, metrics, logger });
+  // Worker threads loaded before the first request, so the first large body does not wait.
+  const pool = defaultPool(config, observedStore(store, metrics));
+  void pool.warm();
+  const app = createApp({ config, store, lifecycle, metrics, logger, pool });
   const server = serve(
     {
       fetch: app.fetch,
       port: config.server.port,
       hostname: config.server.host,
-      serverOptions: {
-        headersTimeout: config.limits.header_timeout_ms,
-        requestTimeout: 0,
-        maxHeaderSize: config.limits.max_header_bytes,
-      },
+      serverOptions: httpServerOptions(config.limits),
     },
     (info) => {
       process.stdout.write(
@@ -52,6 +55,10 @@ function main(): void {
       );
     },
   );
+
+  const http = server as Server;
+  keepRequestsAlreadySent(http);
+  const connections = new ConnectionDrain(http);
 
   const shutdown = (signal: NodeJS.Signals) => {
     if (lifecycle.draining) return;
@@ -61,12 +68,13 @@ function main(): void {
       process.exit(1);
     }, config.server.shutdown_timeout_ms);
     force.unref();
-    server.close(() => {
-      store.close().finally(() => process.exit(0));
-    });
-    if ("closeIdleConnections" in server) server.closeIdleConnections();
+    // Every response in flight is written to its end (or the deadline passes) before the exit.
+    const drained = connections.drain();
     // Logged once the listener is closed: from this line on, a new connection is refused.
     process.stdout.write(`${JSON.stringify({ level: "info", msg: "draining", signal })}\n`);
+    void drained
+      .then(() => Promise.all([pool.close(), store.close()]))
+      .finally(() => process.exit(0));
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
