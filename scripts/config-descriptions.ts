@@ -68,8 +68,10 @@ export const descriptions: Readonly<Record<string, string>> = {
   "upstream.anthropic.base_url": "Anthropic-compatible upstream of `POST /v1/messages`.",
   "upstream.anthropic.api_key": "Gateway key sent upstream instead of the client's credentials.",
   "upstream.first_byte_timeout_ms":
-    "Deadline for an upstream's response headers (`504` past it); streams have no overall limit.",
+    "Deadline for an upstream's response headers (`504` past it), and for each round of the expand loop to be decided (past it the response streams through); streams have no overall limit.",
   "upstream.max_expand_rounds": "Upstream re-invocations the expand loop may make per request.",
+  "upstream.max_expand_buffer_bytes":
+    "Bytes of an upstream response the proxy holds back to see whether it calls the expand tool; beyond them (or past `first_byte_timeout_ms` for the round) the client gets what arrived and the rest as it comes, and the loop stops.",
   "limits.memo_bytes":
     "Memory for the in-process memos (token counts, content ids, component results) that make a re-sent history cheap; with `store.max_bytes` it bounds what the process holds.",
   "limits.body_bytes": "Largest request body; over it `413`.",

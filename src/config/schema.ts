@@ -130,6 +130,8 @@ export const upstreamSchema = z.strictObject({
   anthropic: upstreamTarget("https://api.anthropic.com"),
   first_byte_timeout_ms: positive.default(120_000),
   max_expand_rounds: count.max(3).default(3),
+  /** Bytes of a response held back to see whether it calls expand; beyond it, it streams through. */
+  max_expand_buffer_bytes: positive.default(4 * 1024 * 1024),
 });
 
 export const limitsSchema = z

@@ -12,6 +12,8 @@ const bailReasons = Object.keys({
   max_rounds: 0,
   aggregation_failed: 0,
   no_messages: 0,
+  buffer_limit: 0,
+  deadline: 0,
 } satisfies Record<BailReason, 0>) as BailReason[];
 
 /** Store calls whose failures are counted; `connection` is a backend's own error event. */

@@ -149,17 +149,38 @@ describe("OpenAI proxy with the official client", () => {
   );
 
   it.each([false, true])(
-    "returns a response whose ids all miss as it is (stream %s)",
+    "answers a call for an id the request does not carry with the placeholder (stream %s)",
     async (streaming) => {
-      harness.upstream.reply(reply(streaming, null, [expandCall(FOREIGN_ID)]));
+      const call = expandCall(FOREIGN_ID);
+      harness.upstream.reply(reply(streaming, null, [call]), reply(streaming, FINAL));
 
       const result = await complete(streaming);
 
-      expect(result).toMatchObject({ text: null, calls: ["context_guru_expand"] });
-      expect(requests()).toHaveLength(1);
-      expect(harness.events).toMatchObject({ misses: 1, bails: ["nothing_resolved"] });
+      expect(result).toMatchObject({ text: FINAL, calls: [] });
+      expect(requests()).toHaveLength(2);
+      expect(requests()[1]?.messages.at(-1)).toEqual({
+        role: "tool",
+        tool_call_id: call.id,
+        content: `[expand: original for id ${FOREIGN_ID} is no longer available]`,
+      });
+      expect(harness.events).toMatchObject({ misses: 1, rounds: 1, bails: [] });
     },
   );
+
+  it("returns as it is a response whose ids are all in the request but no longer held", async () => {
+    // The conversation quotes a marker whose original this deployment does not hold.
+    const conversation = openaiConversation();
+    conversation.messages.push({ role: "user", content: `See <<cg:${FOREIGN_ID}>>.` });
+    harness.upstream.reply(reply(false, null, [expandCall(FOREIGN_ID)]));
+
+    const data = await client.chat.completions.create(conversation, session());
+
+    expect(data.choices[0]?.message.tool_calls?.[0]).toMatchObject({
+      function: { name: "context_guru_expand" },
+    });
+    expect(requests()).toHaveLength(1);
+    expect(harness.events).toMatchObject({ misses: 1, bails: ["nothing_resolved"] });
+  });
 
   it.each([false, true])(
     "stops after three rounds against a model that always expands (stream %s)",
