@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { BodyEnd } from "../proxy/relay-body.js";
 import type { Logger } from "./logger.js";
 import { routeLabel } from "./route-label.js";
@@ -38,7 +38,7 @@ export function requestLog(logger: Logger): MiddlewareHandler {
       incoming !== undefined && usableRequestId.test(incoming) ? incoming : randomUUID();
     context.set("requestId", requestId);
     await next();
-    context.header("x-request-id", requestId);
+    echoRequestId(context, requestId);
     const sent = context.res.status;
     const tokens = context.get("tokens") ?? tokensFromHeaders(context.res.headers);
     const write = (end: BodyEnd) => {
@@ -68,4 +68,18 @@ function tokensFromHeaders(headers: Headers): { before: number; after: number } 
   if (before === null || after === null) return undefined;
   const figures = { before: Number(before), after: Number(after) };
   return Number.isFinite(figures.before) && Number.isFinite(figures.after) ? figures : undefined;
+}
+
+/**
+ * Sets `x-request-id` on the response as it is. `context.header` after the handler would rebuild
+ * the response from its body, and a rebuilt response copies a byte body and streams it: a
+ * 32 MiB /compact answer would be held twice.
+ */
+function echoRequestId(context: Context, requestId: string): void {
+  try {
+    context.res.headers.set("x-request-id", requestId);
+  } catch {
+    // Immutable headers (a response passed on from fetch): rebuild it after all.
+    context.header("x-request-id", requestId);
+  }
 }
