@@ -82,7 +82,7 @@ export const descriptions: Readonly<Record<string, string>> = {
   "limits.worker_min_bytes":
     "Bodies of at least this many bytes are compacted and rehydrated on a worker thread; smaller ones on the event loop.",
   "limits.compact_workers":
-    "Compaction worker threads; `0`: one fewer than the CPUs of the container's quota, at least 1.",
+    "Compaction worker threads; `0`: one per CPU of the container's quota. With two or more, bodies of 1 MiB and more take at most all but one.",
   "limits.header_timeout_ms": "Deadline for a client to send its request headers.",
   "limits.request_timeout_ms":
     "Deadline for a client to send a whole request, body included (`408` and the connection closed); at least `header_timeout_ms`.",

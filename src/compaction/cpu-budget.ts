@@ -39,9 +39,10 @@ function ratio(quota: string | undefined, period: string | undefined): number | 
 }
 
 /**
- * Compaction worker threads for a CPU budget: one CPU stays with the event loop (probes, small
- * requests, the proxy's streams), the rest compact; at least one worker.
+ * Compaction worker threads for a CPU budget: one per CPU. With two or more, large bodies take
+ * at most all but one of them (WorkerPool), so medium bodies keep a worker of their own; the
+ * event loop's own work (probes, small requests, streams) is light beside them.
  */
 export function workerCount(budget: number): number {
-  return Math.max(1, budget - 1);
+  return Math.max(1, budget);
 }

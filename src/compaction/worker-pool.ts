@@ -51,8 +51,12 @@ type Request =
   | { readonly kind: "compact"; readonly input: JobInput; readonly options: JobCompactOptions }
   | { readonly kind: "rehydrate"; readonly input: JobInput; readonly options: RehydrateOptions };
 
+/** Bodies from this size on are large: they may not take every worker (see #pump). */
+export const LARGE_JOB_BYTES = 1024 * 1024;
+
 interface Job {
   readonly request: Request;
+  readonly large: boolean;
   readonly signal: AbortSignal;
   resolve(outcome: JobOutcome): void;
   reject(error: Error): void;
@@ -127,6 +131,7 @@ export class WorkerPool {
     return new Promise<JobOutcome>((resolve, reject) => {
       const job: Job = {
         request,
+        large: request.input.length >= LARGE_JOB_BYTES,
         signal,
         resolve: (outcome) => {
           signal.removeEventListener("abort", abandon);
@@ -147,17 +152,24 @@ export class WorkerPool {
   #pump(): void {
     while (!this.#closed && this.#queue.length > 0) {
       const slot = this.#slots.find((candidate) => candidate.ready && !candidate.running);
-      if (!slot) {
-        // Start workers for the jobs waiting beyond those already booting.
-        const booting = this.#slots.filter((candidate) => !candidate.ready).length;
-        const wanted = Math.min(
-          this.#queue.length - booting,
-          this.#options.size - this.#slots.length,
-        );
-        for (let started = 0; started < wanted; started++) this.#spawn();
-        return;
+      // The first job in order of arrival that may start: with two workers or more, one loaded
+      // worker is kept from large bodies (a large body waits while a second one boots), so a
+      // medium body never waits seconds behind one.
+      const largeRunning = this.#slots.filter((candidate) => candidate.running?.job.large).length;
+      const ready = this.#slots.filter((candidate) => candidate.ready).length;
+      const largeAllowed = this.#options.size === 1 || largeRunning < ready - 1;
+      const next = this.#queue.findIndex((job) => !job.large || largeAllowed);
+      if (slot && next >= 0) {
+        this.#dispatch(slot, this.#queue.splice(next, 1)[0] as Job);
+        continue;
       }
-      this.#dispatch(slot, this.#queue.shift() as Job);
+      // Nothing can start now: start the workers that would let the waiting jobs run.
+      const booting = this.#slots.length - ready;
+      const largeWaits = this.#options.size > 1 && this.#queue.some((job) => job.large);
+      const wanted = this.#queue.length + (largeWaits ? 1 : 0) - booting - (slot ? 1 : 0);
+      const room = this.#options.size - this.#slots.length;
+      for (let started = 0; started < Math.min(wanted, room); started++) this.#spawn();
+      return;
     }
   }
 
@@ -221,7 +233,8 @@ export class WorkerPool {
       job.resolve((message as JobDone).outcome);
       this.#pump();
     });
-    // The body is copied, not transferred: the caller keeps its bytes to answer with them.
+    // The body is not transferred: the caller keeps its bytes to answer with them. Bytes in
+    // shared memory (a body read by the server) are shared with the worker, others copied.
     slot.worker.postMessage({ ...job.request, port: port2 }, [port2]);
     slot.worker.ref();
   }

@@ -150,7 +150,7 @@ export const limitsSchema = z
     inflight_bytes: positive.default(64 * 1024 * 1024),
     /** Bodies of at least this many bytes are compacted on a worker thread, smaller ones inline. */
     worker_min_bytes: positive.default(64 * 1024),
-    /** Compaction worker threads; 0: one fewer than the CPUs of the container's quota, at least 1. */
+    /** Compaction worker threads; 0: one per CPU of the container's quota. */
     compact_workers: count.default(0),
     /** Deadline for a client to send a whole request (headers and body); at least header_timeout_ms. */
     request_timeout_ms: positive.default(60_000),

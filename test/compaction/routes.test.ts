@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { largeLogBody, tinyMessagesBody } from "../../bench/large-bodies.js";
 import { createApp } from "../../src/app.js";
 import { WorkerPool } from "../../src/compaction/worker-pool.js";
 import { parseConfig } from "../../src/config/load.js";
@@ -7,7 +8,6 @@ import { createStore } from "../../src/store/create.js";
 import { sample } from "../observability/prometheus-text.js";
 import { postCompact, testApp } from "../support/app.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
-import { largeLogBody, tinyMessagesBody } from "../support/large-bodies.js";
 import { openaiConversation } from "../support/proxy-harness.js";
 import { recordingStore } from "../support/recording-store.js";
 import { ScriptedUpstream } from "../support/scripted-upstream.js";
@@ -58,9 +58,9 @@ describe("/compact off the event loop", { timeout: 120_000 }, () => {
   });
 
   it("never lets a compaction answered at its deadline reach the store afterwards", async () => {
-    const config = parseConfig({ limits: { compact_timeout_ms: 300 } });
-    // Every store call takes a second: the deadline passes while the first one is pending.
-    const { store, calls } = recordingStore(createStore(config.store), 1_000);
+    const config = parseConfig({ limits: { compact_timeout_ms: 1_000 } });
+    // Every store call takes three seconds: the deadline passes while the first one is pending.
+    const { store, calls } = recordingStore(createStore(config.store), 3_000);
     const pool = new WorkerPool({ size: 1, setup: { config }, store });
     await pool.warm();
     const app = createApp({ config, store, pool });
@@ -69,7 +69,7 @@ describe("/compact off the event loop", { timeout: 120_000 }, () => {
 
     const response = await postCompact(app, body, { headers: { "x-context-guru-session": "d1" } });
     const answered = performance.now();
-    await new Promise((done) => setTimeout(done, 2_500));
+    await new Promise((done) => setTimeout(done, 4_000));
 
     expect(await response.text()).toBe(body);
     expect(calls.length).toBeGreaterThan(0);

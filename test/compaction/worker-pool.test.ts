@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { largeLogBody, tinyMessagesBody } from "../../bench/large-bodies.js";
+import { WORKER_NICE } from "../../src/compaction/thread-priority.js";
 import { JobAbandonedError, WorkerPool } from "../../src/compaction/worker-pool.js";
 import { Compactor } from "../../src/compactor.js";
 import { components } from "../../src/components/registry.js";
@@ -7,7 +10,6 @@ import { markerIds } from "../../src/expand/markers.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
-import { largeLogBody, tinyMessagesBody } from "../support/large-bodies.js";
 import { recordingStore } from "../support/recording-store.js";
 
 /**
@@ -103,6 +105,41 @@ describe("WorkerPool", { timeout: 60_000 }, () => {
       kind: "compacted",
     });
   });
+
+  it("keeps one of two workers from large bodies: a medium body never waits behind two of them", async () => {
+    const pool = poolOver(createStore(config.store), { size: 2 });
+    await pool.warm();
+    const finished: string[] = [];
+    const run = (name: string, text: string) =>
+      pool.compact(text, {}, never()).then(() => finished.push(name));
+
+    const jobs = [
+      run("large 1", largeLogBody(8 * 1024 * 1024)),
+      run("large 2", largeLogBody(8 * 1024 * 1024).replace("gpt-4o", "gpt-4")),
+      run("medium", largeLogBody(200 * 1024)),
+    ];
+    await Promise.all(jobs);
+
+    expect(finished[0]).toBe("medium");
+    expect(pool.threads).toBe(2);
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "runs its workers at a lower priority than the event loop",
+    async () => {
+      const pool = poolOver(createStore(config.store), { size: 2 });
+      await pool.warm();
+      const nice = (task: string) =>
+        Number(
+          readFileSync(`/proc/${process.pid}/task/${task}/stat`, "utf8")
+            .split(") ")[1]
+            ?.split(" ")[16],
+        );
+      const tasks = readdirSync(`/proc/${process.pid}/task`);
+      expect(nice(String(process.pid))).toBe(0);
+      expect(tasks.filter((task) => nice(task) === WORKER_NICE)).toHaveLength(2);
+    },
+  );
 
   it("runs queued jobs in order of arrival, one per worker at a time", async () => {
     const pool = poolOver(createStore(config.store));

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { tinyMessagesBody } from "../support/large-bodies.js";
-import { type ServerChild, startServerChild } from "../support/server-child.js";
+import { tinyMessagesBody } from "../../bench/large-bodies.js";
+import { type ServerChild, startServerChild } from "../../bench/server-child.js";
 
 /**
  * The shipped combination holds (§10): the server process runs with the heap flag and config of

@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ServerChild, startServerChild } from "../support/server-child.js";
+import { type ServerChild, startServerChild } from "../../bench/server-child.js";
 import { FaultUpstream, gate } from "./fault-upstream.js";
 
 /**

@@ -2,8 +2,8 @@ import type { ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { largeLogBody } from "../support/large-bodies.js";
-import { type ServerChild, startServerChild } from "../support/server-child.js";
+import { largeLogBody } from "../../bench/large-bodies.js";
+import { type ServerChild, startServerChild } from "../../bench/server-child.js";
 
 /**
  * The server process's own limits (§10), over real sockets: slow headers and slow bodies are

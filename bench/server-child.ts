@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 
-const root = resolve(import.meta.dirname, "../..");
+const root = resolve(import.meta.dirname, "..");
 
 export async function freePort(): Promise<number> {
   const probe = createServer();
@@ -26,18 +26,22 @@ export interface ServerChild {
 }
 
 /**
- * The real server process (`node --import tsx src/server.ts`) on a free port with the given
- * YAML config, started once it logs `listening`. `env` adds to (or overrides) its environment.
+ * The real server process on a free port with the given YAML config, started once it logs
+ * `listening`: from the TypeScript sources (`node --import tsx src/server.ts`), or with `built`
+ * the compiled entry the image runs (`node dist/src/server.js`, after `npm run build`). `env`
+ * adds to (or overrides) its environment.
  */
 export async function startServerChild(
   yaml: string,
   env: Record<string, string> = {},
+  built = false,
 ): Promise<ServerChild> {
   const dir = mkdtempSync(join(tmpdir(), "cg-server-"));
   const file = join(dir, "config.yaml");
   writeFileSync(file, yaml);
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+  const entry = built ? ["dist/src/server.js"] : ["--import", "tsx", "src/server.ts"];
+  const child = spawn(process.execPath, entry, {
     cwd: root,
     env: {
       ...process.env,

@@ -1,4 +1,4 @@
-/** Large request bodies for the tests of compaction off the event loop and of memory bounds. */
+/** Large request bodies: the big-body load scenario and the tests of compaction off the event loop and of memory bounds. */
 
 /** An OpenAI body of about `bytes` bytes: Bash calls whose outputs are distinct build logs. */
 export function largeLogBody(bytes: number): string {
