@@ -51,7 +51,7 @@ type Request =
   | { readonly kind: "compact"; readonly input: JobInput; readonly options: JobCompactOptions }
   | { readonly kind: "rehydrate"; readonly input: JobInput; readonly options: RehydrateOptions };
 
-/** Bodies from this size on are large: they may not take every worker (see #pump). */
+/** Bodies from this size on are large: the reserve worker never runs them (see #spawn). */
 export const LARGE_JOB_BYTES = 1024 * 1024;
 
 interface Job {
@@ -64,6 +64,8 @@ interface Job {
 
 interface Slot {
   readonly worker: Worker;
+  /** Runs medium bodies only (see #spawn). */
+  readonly reserve: boolean;
   /** The worker has loaded its modules; jobs go only to ready workers. */
   ready: boolean;
   /** Settles when the worker is ready or has stopped. */
@@ -151,24 +153,25 @@ export class WorkerPool {
 
   #pump(): void {
     while (!this.#closed && this.#queue.length > 0) {
-      const slot = this.#slots.find((candidate) => candidate.ready && !candidate.running);
-      // The first job in order of arrival that may start: with two workers or more, one loaded
-      // worker is kept from large bodies (a large body waits while a second one boots), so a
-      // medium body never waits seconds behind one.
-      const largeRunning = this.#slots.filter((candidate) => candidate.running?.job.large).length;
-      const ready = this.#slots.filter((candidate) => candidate.ready).length;
-      const largeAllowed = this.#options.size === 1 || largeRunning < ready - 1;
-      const next = this.#queue.findIndex((job) => !job.large || largeAllowed);
-      if (slot && next >= 0) {
+      // Each loaded idle worker takes the first job in order of arrival that it may run: the
+      // reserve worker never a large body, so a medium body never waits seconds behind one.
+      let dispatched = false;
+      for (const slot of this.#slots) {
+        if (!slot.ready || slot.running) continue;
+        const next = this.#queue.findIndex((job) => !job.large || !slot.reserve);
+        if (next < 0) continue;
         this.#dispatch(slot, this.#queue.splice(next, 1)[0] as Job);
-        continue;
+        dispatched = true;
+        break;
       }
-      // Nothing can start now: start the workers that would let the waiting jobs run.
-      const booting = this.#slots.length - ready;
-      const largeWaits = this.#options.size > 1 && this.#queue.some((job) => job.large);
-      const wanted = this.#queue.length + (largeWaits ? 1 : 0) - booting - (slot ? 1 : 0);
-      const room = this.#options.size - this.#slots.length;
-      for (let started = 0; started < Math.min(wanted, room); started++) this.#spawn();
+      if (dispatched) continue;
+      // Nothing can start now: start workers for the jobs waiting beyond those booting.
+      const booting = this.#slots.filter((slot) => !slot.ready).length;
+      const wanted = Math.min(
+        this.#queue.length - booting,
+        this.#options.size - this.#slots.length,
+      );
+      for (let started = 0; started < wanted; started++) this.#spawn();
       return;
     }
   }
@@ -180,8 +183,15 @@ export class WorkerPool {
   #spawn(): Slot {
     const worker = startWorker(this.#setup, this.#options.resourceLimits);
     let loaded = () => {};
+    // With two workers or more, one is the reserve: it never runs a large body, so its heap
+    // stays small and medium bodies always have a worker. A replacement takes the missing role.
+    const reserve =
+      this.#options.size > 1 &&
+      !this.#slots.some((slot) => slot.reserve) &&
+      this.#slots.some((slot) => !slot.reserve);
     const slot: Slot = {
       worker,
+      reserve,
       ready: false,
       running: undefined,
       loaded: new Promise<void>((done) => {
