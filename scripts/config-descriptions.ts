@@ -88,13 +88,26 @@ export const descriptions: Readonly<Record<string, string>> = {
   "upstream.anthropic.api_key":
     "Gateway key sent upstream instead of the client's credentials; requires `auth.token` on the route.",
   "upstream.first_byte_timeout_ms":
-    "Deadline for an upstream's response headers (`504` past it); streams have no overall limit.",
+    "Deadline for an upstream's response headers (`504` past it), and for each round of the expand loop to be decided (past it the response streams through); streams have no overall limit.",
   "upstream.max_expand_rounds": "Upstream re-invocations the expand loop may make per request.",
+  "upstream.max_expand_buffer_bytes":
+    "Bytes of an upstream response the proxy holds back to see whether it calls the expand tool; beyond them (or past `first_byte_timeout_ms` for the round) the client gets what arrived and the rest as it comes, and the loop stops.",
   "limits.memo_bytes":
     "Memory for the in-process memos (token counts, content ids, component results) that make a re-sent history cheap; with `store.max_bytes` it bounds what the process holds.",
   "limits.body_bytes": "Largest request body; over it `413`.",
-  "limits.compact_timeout_ms": "Deadline for one compaction; past it the original body is used.",
+  "limits.compact_timeout_ms":
+    "Deadline for one compaction or rehydration, whatever thread it runs on; past it /compact answers the original body, the proxy forwards it, /rehydrate answers `503`.",
+  "limits.inflight_bytes":
+    "Bytes of bodies compacted or rehydrated at once; a body beyond it gets its original bytes at once (`/rehydrate`: `503` with `retry-after`).",
+  "limits.worker_min_bytes":
+    "Bodies of at least this many bytes are compacted and rehydrated on a worker thread; smaller ones on the event loop.",
+  "limits.compact_workers":
+    "Compaction worker threads; `0`: one per CPU of the container's quota. With two or more, bodies of 1 MiB and more take at most all but one.",
   "limits.header_timeout_ms": "Deadline for a client to send its request headers.",
+  "limits.request_timeout_ms":
+    "Deadline for a client to send a whole request, body included (`408` and the connection closed); at least `header_timeout_ms`.",
+  "limits.keep_alive_timeout_ms":
+    "How long an idle keep-alive connection stays open. Keep it above the idle timeout of the clients (the llm-d router's `idle_conn_timeout` is 90 s), so the client closes first.",
   "limits.max_header_bytes": "Largest request header block.",
   "auth.token":
     "Bearer token required on `/expand`, `/rehydrate` and `/metrics` when set, and on each proxy route that has a gateway key (required then).",

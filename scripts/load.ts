@@ -6,8 +6,13 @@
  * `--sustain S` adds an S-second run with a unique body on every request and a small store
  * byte limit, sampling memory as the store fills and evicts.
  *
+ * `--big-body` runs the big-body scenario instead (scripts/load-big-body.ts): small requests
+ * alone and beside 4, 16 and 32 MiB bodies, /livez throughout, a 500 ms deadline, eight
+ * worst-case bodies at the shipped heap.
+ *
  *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
  *     [--sustain-max-bytes B] [--sustain-memo-bytes B] [--sustain-connections N]
+ *   npm run load -- --big-body [--big-body-rate 100] [--big-body-connections 4] [--duration 10]
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,6 +28,7 @@ import { parseConfig } from "../src/config/load.js";
 import type { ConfigInput } from "../src/config/schema.js";
 import { createStore } from "../src/store/create.js";
 import type { Store } from "../src/store/types.js";
+import { bigBodyScenario } from "./load-big-body.js";
 
 interface LoadRequest {
   method: "POST";
@@ -55,6 +61,9 @@ const { values } = parseArgs({
     "sustain-max-bytes": { type: "string", default: String(16 * 1024 * 1024) },
     "sustain-memo-bytes": { type: "string", default: String(16 * 1024 * 1024) },
     "sustain-connections": { type: "string", default: "4" },
+    "big-body": { type: "boolean", default: false },
+    "big-body-rate": { type: "string", default: "100" },
+    "big-body-connections": { type: "string", default: "4" },
   },
 });
 const connections = wholeNumber(values.connections, "connections");
@@ -206,6 +215,17 @@ function describeRow({ name, result, rss, heap }: Row, floor?: Row): string {
     `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  ${errorText(result)}  ` +
     `rss ${mb(rss.before)} → peak ${mb(rss.peak)} → ${mb(rss.after)}, heap after GC ${heap}`
   );
+}
+
+if (values["big-body"]) {
+  console.log(`big body: small requests are the ${bodies.length} bodies from ${source}`);
+  const met = await bigBodyScenario({
+    requests,
+    connections: wholeNumber(values["big-body-connections"], "big-body-connections"),
+    rate: wholeNumber(values["big-body-rate"], "big-body-rate"),
+    seconds: duration,
+  });
+  process.exit(met ? 0 : 1);
 }
 
 console.log(

@@ -1,8 +1,13 @@
 import { Hono } from "hono";
 import { bearerAuth } from "./auth/bearer.js";
 import { proxyAuth } from "./auth/proxy-auth.js";
-import { Compactor } from "./compactor.js";
+import { Compaction } from "./compaction/compaction.js";
+import { cpuBudget, workerCount } from "./compaction/cpu-budget.js";
+import { InflightBytes } from "./compaction/inflight.js";
+import { WorkerPool } from "./compaction/worker-pool.js";
+import { type CompactOptions, Compactor } from "./compactor.js";
 import { components } from "./components/registry.js";
+import { pipelineNames } from "./config/pipeline-header.js";
 import type { Config } from "./config/schema.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
 import { httpMetrics } from "./observability/http-metrics.js";
@@ -45,6 +50,11 @@ export interface AppDeps {
    * `store.hash_key`, else a random key of this app.
    */
   readonly hashKey?: string;
+  /**
+   * Worker threads for large bodies; by default a pool that starts its workers as bodies need
+   * them. None with a custom `registry`: its components cannot cross into a worker thread.
+   */
+  readonly pool?: WorkerPool;
 }
 
 /** Everything a route may use; built once per app. */
@@ -52,6 +62,8 @@ export interface Services {
   readonly config: Config;
   readonly store: Store;
   readonly compactor: Pick<Compactor, "compact" | "hash">;
+  /** Compaction and rehydration as routes run them: admitted, off the event loop, on time. */
+  readonly compaction: Compaction;
   readonly lifecycle: Lifecycle;
   readonly fetch: typeof fetch;
   readonly metrics: Metrics;
@@ -69,17 +81,23 @@ export function createApp(deps: AppDeps): Hono {
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
   const { logger } = deps;
+  const inflight = new InflightBytes(deps.config.limits.inflight_bytes);
+  metrics.trackInflight(() => inflight.bytes);
   const services: Services = {
     config: deps.config,
     store,
-    compactor: {
-      hash: compactor.hash,
-      compact: (...args) =>
-        compactor.compact(...args).then((result) => {
-          if (logger) logModelFailures(logger, result);
-          return result;
-        }),
-    },
+    compactor,
+    compaction: new Compaction({
+      config: deps.config,
+      compactor,
+      store,
+      pool:
+        deps.pool ??
+        (deps.registry ? undefined : defaultPool(deps.config, store, compactor.hashKey)),
+      inflight,
+      onJob: (kind, thread, end) => metrics.observeJob(kind, thread, end),
+      ...(logger ? { onCompacted: (result) => logModelFailures(logger, result) } : {}),
+    }),
     lifecycle: deps.lifecycle ?? new Lifecycle(),
     fetch: deps.fetch ?? fetch,
     metrics,
@@ -104,12 +122,16 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/", compactRoutes(services));
   app.route("/", expandRoutes(services));
   app.route("/", rehydrateRoutes(services));
+  // The proxy's compaction step: the same admission, threads and deadline as /compact.
   const observed = {
-    compact: (...args: Parameters<Compactor["compact"]>) =>
-      services.compactor.compact(...args).then((result) => {
-        metrics.observeCompact(result);
-        return result;
-      }),
+    compact: (text: string, options: CompactOptions = {}) =>
+      services.compaction
+        .compact(text, { ...options, pipeline: pipelineNames(options.pipeline) })
+        .then((result) => {
+          if (result === undefined) throw new CompactionSkippedError();
+          metrics.observeCompact(result);
+          return result;
+        }),
   };
   app.route(
     "/",
@@ -124,4 +146,18 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound(unmatchedHandler(app));
   app.onError((_error, c) => c.json({ error: "internal error" }, 500));
   return app;
+}
+
+/** The proxy's compaction gave no result (not admitted, past its deadline, or failed). */
+class CompactionSkippedError extends Error {
+  override readonly name = "CompactionSkippedError";
+}
+
+/**
+ * The process's compaction threads: `limits.compact_workers`, else from the CPU budget; they
+ * write their marker ids under `hashKey` (one deployment key for every thread).
+ */
+export function defaultPool(config: Config, store: Store, hashKey: string): WorkerPool {
+  const size = config.limits.compact_workers || workerCount(cpuBudget());
+  return new WorkerPool({ size, setup: { config, hashKey }, store });
 }

@@ -133,19 +133,25 @@ export class Compactor {
   readonly #memo: OutputMemo;
   readonly #hash: (text: string) => string;
   readonly #clock: () => number;
+  readonly #hashKey: string;
 
   constructor(private readonly deps: CompactorDeps) {
     // The memos share one budget (UTF-16 text is two bytes a character).
     const chars = deps.config.limits.memo_bytes / 2;
     this.#tokens = new TokenCounter(Math.floor(chars * 0.4));
     this.#memo = new OutputMemo(Math.floor(chars * 0.4));
-    const hashKey = deps.hashKey ?? deps.config.store.hash_key ?? randomHashKey();
-    this.#hash = memoiseHash(contentHasher(hashKey), Math.floor(chars * 0.2));
+    this.#hashKey = deps.hashKey ?? deps.config.store.hash_key ?? randomHashKey();
+    this.#hash = memoiseHash(contentHasher(this.#hashKey), Math.floor(chars * 0.2));
     this.#clock = deps.clock ?? Date.now;
   }
 
   get hash(): (text: string) => string {
     return this.#hash;
+  }
+
+  /** The marker key this compactor writes ids under, for the threads that share its ids. */
+  get hashKey(): string {
+    return this.#hashKey;
   }
 
   async compact(text: string, options: CompactOptions = {}): Promise<CompactResult> {

@@ -9,6 +9,7 @@ import { applyEdits, type Edit } from "./wire/edit.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
 import { elementText } from "./wire/replace-messages.js";
 import { type ContentString, readTranscript } from "./wire/transcript.js";
+import type { Span } from "./wire/types.js";
 
 export interface RehydrateResult {
   readonly text: string;
@@ -67,19 +68,23 @@ export async function rehydrate(
   const edits = await restoreMessages(messages, scan, records, hash);
   const replaced = new Set(edits.map((edit) => edit.messageIndex));
   const strings = transcript.strings.filter((item) => !replaced.has(item.messageIndex));
-  const outcomes = await Promise.all(
-    strings.map((item) => restore(item, records(item.messageIndex), hash)),
-  );
   let unresolved = 0;
-  for (const [index, outcome] of outcomes.entries()) {
-    const item = strings[index] as ContentString;
-    unresolved += outcome.unresolved;
-    if (outcome.text !== undefined && outcome.text !== item.text) {
-      edits.push({
-        span: item.span,
-        raw: await spelling(outcome.text, records(item.messageIndex), hash),
-        messageIndex: item.messageIndex,
-      });
+  // In slices, so a body of a million strings holds a slice's lookups at a time, not a million.
+  for (let from = 0; from < strings.length; from += SLICE) {
+    const slice = strings.slice(from, from + SLICE);
+    const outcomes = await Promise.all(
+      slice.map((item) => restore(item, records(item.messageIndex), hash)),
+    );
+    for (const [index, outcome] of outcomes.entries()) {
+      const item = slice[index] as ContentString;
+      unresolved += outcome.unresolved;
+      if (outcome.text !== undefined && outcome.text !== item.text) {
+        edits.push({
+          span: item.span,
+          raw: await spelling(outcome.text, records(item.messageIndex), hash),
+          messageIndex: item.messageIndex,
+        });
+      }
     }
   }
   return {
@@ -101,21 +106,33 @@ async function restoreMessages(
   records: (messageIndex: number) => Records,
   hash: (text: string) => string,
 ): Promise<(Edit & { messageIndex: number })[]> {
-  const found = await Promise.all(
-    messages.map(async (message, messageIndex) => {
-      const text = elementText(message);
-      const span = scan.messages[messageIndex];
-      if (text === undefined || !span || !carriesMarker(text)) return undefined;
-      const own = records(messageIndex);
-      const id = await own.record("msg", hash(text));
-      if (id === undefined || !markerIds(text).includes(id)) return undefined;
-      const raw = await own.original(id);
-      if (raw === undefined || !isMessageRun(raw)) return undefined;
-      return { span, raw, messageIndex };
-    }),
-  );
-  return found.filter((edit) => edit !== undefined);
+  // Only a message whose text carries a marker can be a summary: the rest cost no lookup.
+  const candidates: Array<{ text: string; span: Span; messageIndex: number }> = [];
+  messages.forEach((message, messageIndex) => {
+    const text = elementText(message);
+    const span = scan.messages[messageIndex];
+    if (text !== undefined && span && carriesMarker(text))
+      candidates.push({ text, span, messageIndex });
+  });
+  const edits: (Edit & { messageIndex: number })[] = [];
+  for (let from = 0; from < candidates.length; from += SLICE) {
+    const found = await Promise.all(
+      candidates.slice(from, from + SLICE).map(async ({ text, span, messageIndex }) => {
+        const own = records(messageIndex);
+        const id = await own.record("msg", hash(text));
+        if (id === undefined || !markerIds(text).includes(id)) return undefined;
+        const raw = await own.original(id);
+        if (raw === undefined || !isMessageRun(raw)) return undefined;
+        return { span, raw, messageIndex };
+      }),
+    );
+    for (const edit of found) if (edit !== undefined) edits.push(edit);
+  }
+  return edits;
 }
+
+/** Strings (or messages) whose lookups are in flight at once. */
+const SLICE = 4096;
 
 function isMessageRun(raw: string): boolean {
   try {

@@ -1,13 +1,17 @@
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import { createApp } from "./app.js";
+import { createApp, defaultPool } from "./app.js";
 import { parseCommandLine, usage } from "./cli/args.js";
 import { loadConfig } from "./config/load.js";
 import { configWarnings } from "./config/warnings.js";
 import { ConfigError } from "./errors/config-error.js";
 import { resolveHashKey } from "./hash-key/resolve.js";
+import { ConnectionDrain } from "./lifecycle/drain.js";
+import { httpServerOptions, keepRequestsAlreadySent } from "./lifecycle/http-server.js";
 import { Lifecycle } from "./lifecycle/lifecycle.js";
 import { createLogger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
+import { observedStore } from "./observability/observed-store.js";
 import { createProbeApp } from "./probe-app.js";
 import { createStore } from "./store/create.js";
 
@@ -56,17 +60,24 @@ async function main(): Promise<void> {
     },
   });
   const metrics = new Metrics({ store });
-  const app = createApp({ config, store, lifecycle, metrics, logger, hashKey: hashKey.key });
+  // Worker threads loaded before the first request, so the first large body does not wait.
+  const pool = defaultPool(config, observedStore(store, metrics), hashKey.key);
+  void pool.warm();
+  const app = createApp({
+    config,
+    store,
+    lifecycle,
+    metrics,
+    logger,
+    hashKey: hashKey.key,
+    pool,
+  });
   const server = serve(
     {
       fetch: app.fetch,
       port: config.server.port,
       hostname: config.server.host,
-      serverOptions: {
-        headersTimeout: config.limits.header_timeout_ms,
-        requestTimeout: 0,
-        maxHeaderSize: config.limits.max_header_bytes,
-      },
+      serverOptions: httpServerOptions(config.limits),
     },
     (info) => {
       process.stdout.write(
@@ -96,6 +107,9 @@ async function main(): Promise<void> {
           },
         );
   probes?.on("error", listenFailed(`server.probe_port ${config.server.probe_port}`));
+  const http = server as Server;
+  keepRequestsAlreadySent(http);
+  const connections = new ConnectionDrain(http);
 
   const shutdown = (signal: NodeJS.Signals) => {
     if (lifecycle.draining) return;
@@ -105,13 +119,14 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.server.shutdown_timeout_ms);
     force.unref();
-    server.close(() => {
-      probes?.close();
-      Promise.all([store.close(), hashKey.close()]).finally(() => process.exit(0));
-    });
-    if ("closeIdleConnections" in server) server.closeIdleConnections();
+    // Every response in flight is written to its end (or the deadline passes) before the exit.
+    const drained = connections.drain();
+    probes?.close();
     // Logged once the listener is closed: from this line on, a new connection is refused.
     process.stdout.write(`${JSON.stringify({ level: "info", msg: "draining", signal })}\n`);
+    void drained
+      .then(() => Promise.all([pool.close(), store.close(), hashKey.close()]))
+      .finally(() => process.exit(0));
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);

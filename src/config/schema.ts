@@ -144,20 +144,37 @@ export const upstreamSchema = z.strictObject({
   anthropic: upstreamTarget("https://api.anthropic.com"),
   first_byte_timeout_ms: positive.default(120_000),
   max_expand_rounds: count.max(3).default(3),
+  /** Bytes of a response held back to see whether it calls expand; beyond it, it streams through. */
+  max_expand_buffer_bytes: positive.default(4 * 1024 * 1024),
 });
 
-export const limitsSchema = z.strictObject({
-  body_bytes: positive.default(32 * 1024 * 1024),
-  /**
-   * Memory for the in-process memos (token counts, content ids, component results) that make a
-   * re-sent history cheap; with the store's max_bytes it bounds what the process holds.
-   */
-  memo_bytes: positive.default(64 * 1024 * 1024),
-  /** Deadline for a whole /compact run; past it the original body is returned. */
-  compact_timeout_ms: positive.default(2_000),
-  header_timeout_ms: positive.default(30_000),
-  max_header_bytes: positive.default(64 * 1024),
-});
+export const limitsSchema = z
+  .strictObject({
+    body_bytes: positive.default(32 * 1024 * 1024),
+    /**
+     * Memory for the in-process memos (token counts, content ids, component results) that make a
+     * re-sent history cheap; with the store's max_bytes it bounds what the process holds.
+     */
+    memo_bytes: positive.default(64 * 1024 * 1024),
+    /** Deadline for a whole /compact run; past it the original body is returned. */
+    compact_timeout_ms: positive.default(2_000),
+    header_timeout_ms: positive.default(30_000),
+    max_header_bytes: positive.default(64 * 1024),
+    /** Bytes of bodies compacted or rehydrated at once; a body beyond it gets its answer at once. */
+    inflight_bytes: positive.default(64 * 1024 * 1024),
+    /** Bodies of at least this many bytes are compacted on a worker thread, smaller ones inline. */
+    worker_min_bytes: positive.default(64 * 1024),
+    /** Compaction worker threads; 0: one per CPU of the container's quota. */
+    compact_workers: count.default(0),
+    /** Deadline for a client to send a whole request (headers and body); at least header_timeout_ms. */
+    request_timeout_ms: positive.default(60_000),
+    /** How long an idle keep-alive connection stays open; longer than clients keep theirs. */
+    keep_alive_timeout_ms: positive.default(95_000),
+  })
+  .refine((limits) => limits.request_timeout_ms >= limits.header_timeout_ms, {
+    path: ["request_timeout_ms"],
+    message: "must be at least limits.header_timeout_ms",
+  });
 
 /** Prompt-cache policy (§4a): what already-sent messages may become, and when. */
 export const cacheSchema = z.strictObject({

@@ -17,6 +17,8 @@ export class AnthropicStream implements StreamAggregator {
   #stopped = false;
   readonly #blocks: Block[] = [];
   readonly #json = new Map<number, string>();
+  /** Expand calls whose input JSON did not parse: answered with the placeholder, not passed on. */
+  readonly #malformed = new Set<number>();
 
   push(event: SseEvent): void {
     if (this.#failed) return;
@@ -61,12 +63,13 @@ export class AnthropicStream implements StreamAggregator {
   finish(): AssistantTurn | undefined {
     if (this.#failed || !this.#stopped || this.#json.size > 0) return undefined;
     const toolUses: ToolUse[] = [];
-    for (const block of this.#blocks) {
+    for (const [index, block] of this.#blocks.entries()) {
       if (block === undefined) return undefined;
       if (block.type !== "tool_use") continue;
       if (typeof block.id !== "string" || typeof block.name !== "string") return undefined;
       if (block.input === undefined) return undefined;
-      toolUses.push({ callId: block.id, name: block.name, input: block.input });
+      const input = this.#malformed.has(index) ? undefined : block.input;
+      toolUses.push({ callId: block.id, name: block.name, input });
     }
     // An empty text block is not accepted back as input; it carried nothing.
     const content = this.#blocks.filter((block) => !(block.type === "text" && block.text === ""));
@@ -166,6 +169,12 @@ export class AnthropicStream implements StreamAggregator {
     if (json === undefined) return;
     this.#json.delete(index);
     const input = json === "" ? block.input : parseArguments(json);
+    if (input === undefined && block.name === EXPAND_TOOL_NAME) {
+      // The turn goes back upstream with an empty input and the placeholder as its result.
+      this.#malformed.add(index);
+      block.input = {};
+      return;
+    }
     if (input === undefined) {
       this.#fail();
       return;

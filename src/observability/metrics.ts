@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { JobEnd, JobKind, JobThread } from "../compaction/compaction.js";
 import type { CompactResult } from "../compactor.js";
 import { componentNames } from "../config/schema.js";
 import type { BailReason, ProxyEvents } from "../proxy/events.js";
@@ -11,6 +12,8 @@ const bailReasons = Object.keys({
   max_rounds: 0,
   aggregation_failed: 0,
   no_messages: 0,
+  buffer_limit: 0,
+  deadline: 0,
 } satisfies Record<BailReason, 0>) as BailReason[];
 
 /** Store calls whose failures are counted; `connection` is a backend's own error event. */
@@ -107,6 +110,18 @@ export class Metrics {
     "cg_markers_degraded_total",
     "Compactions whose full markers acted as off because the model could not call the expand tool, by reason.",
     ["reason"],
+  );
+  #inflight: () => number = () => 0;
+  readonly #inflightGauge: Gauge = new Gauge({
+    name: "cg_inflight_bytes",
+    help: "Bytes of request bodies being compacted or rehydrated now (limits.inflight_bytes).",
+    registers: [this.registry],
+    collect: (): void => this.#inflightGauge.set(this.#inflight()),
+  });
+  readonly #jobs = this.#tally(
+    "cg_compaction_jobs_total",
+    "Compaction and rehydration jobs, by thread (inline or worker) and end (completed, deadline, declined, failed).",
+    ["job", "thread", "end"],
   );
   readonly #modelCalls = this.#counter(
     "cg_model_calls_total",
@@ -224,6 +239,16 @@ export class Metrics {
       onResponse: ({ provider, streamed }) =>
         this.#proxyResponses.inc({ provider, delivery: streamed ? "streamed" : "buffered" }),
     };
+  }
+
+  /** One compaction or rehydration job: on which thread it ran and how it ended. */
+  observeJob(job: JobKind, thread: JobThread, end: JobEnd): void {
+    this.#jobs.add(`${job} ${thread} ${end}`, 1, () => ({ job, thread, end }));
+  }
+
+  /** Reports the bytes of bodies being compacted or rehydrated at each scrape. */
+  trackInflight(read: () => number): void {
+    this.#inflight = read;
   }
 
   storeError(operation: StoreOperation): void {

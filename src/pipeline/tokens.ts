@@ -3,38 +3,76 @@ import { SizedMemo } from "./sized-memo.js";
 
 /** Longest run of one character class that is counted as a single pre-tokenizer piece. */
 const RUN_CHUNK = 256;
-/**
- * Runs the o200k pre-tokenizer keeps as one piece however long they are: letters, punctuation,
- * whitespace. Each alternative starts only where its run starts, so the scan stays linear.
- */
-const LONG_RUN =
-  /(?<![\p{L}\p{M}])[\p{L}\p{M}]{256,}|(?<![^\s\p{L}\p{N}])[^\s\p{L}\p{N}]{256,}|(?<!\s)\s{256,}/gu;
 
 /**
- * o200k_base tokens of a text, in time linear in its length. Byte-pair merging is quadratic in
- * the length of a piece, so one run of a quarter million letters (a base64 line of `A`s, a
- * progress bar of `=`) would hold the event loop for a minute. Such runs are counted in pieces of
- * RUN_CHUNK characters, which differs from the exact count by at most a token per piece; every
- * other text, real tool output among it, is counted exactly.
+ * The character classes whose runs the o200k pre-tokenizer keeps as one piece however long they
+ * are: letters (with their combining marks), punctuation and symbols, whitespace. Digits (and
+ * anything else) end a run: the pre-tokenizer splits numbers into pieces of three.
+ */
+const OTHER = 1;
+const LETTER = 2;
+const SYMBOL = 3;
+const SPACE = 4;
+/** A combining mark continues the letter or symbol run it follows. */
+const MARK = 5;
+
+const LETTER_CHAR = /^\p{L}$/u;
+const MARK_CHAR = /^\p{M}$/u;
+const SPACE_CHAR = /^\s$/u;
+const NUMBER_CHAR = /^\p{N}$/u;
+
+/** Class of every code point met so far (0: not yet looked up); 1.1 MB, filled lazily. */
+let classes: Uint8Array | undefined;
+
+function classOf(codePoint: number): number {
+  classes ??= new Uint8Array(0x110000);
+  const known = classes[codePoint] as number;
+  if (known !== 0) return known;
+  const char = String.fromCodePoint(codePoint);
+  const found = LETTER_CHAR.test(char)
+    ? LETTER
+    : MARK_CHAR.test(char)
+      ? MARK
+      : SPACE_CHAR.test(char)
+        ? SPACE
+        : NUMBER_CHAR.test(char)
+          ? OTHER
+          : SYMBOL;
+  classes[codePoint] = found;
+  return found;
+}
+
+/**
+ * o200k_base tokens of a text, in time linear in its length and with constant stack. Byte-pair
+ * merging is quadratic in the length of a piece, so one run of a quarter million letters (a
+ * base64 line of `A`s, a progress bar of `=`) would hold the thread for a minute. Such runs are
+ * counted in pieces of RUN_CHUNK characters, which differs from the exact count by at most a
+ * token per piece; every other text, real tool output among it, is counted exactly. The runs are
+ * found by one pass over the code points (a pattern with an unbounded repeat overflows the
+ * regular-expression stack on a run of a few million characters).
  */
 export function countO200k(text: string): number {
   if (text.length < RUN_CHUNK) return countTokens(text);
   let total = 0;
   let from = 0;
-  for (const run of text.matchAll(LONG_RUN)) {
-    const end = run.index + run[0].length;
-    for (let cut = run.index + RUN_CHUNK; cut < end; cut += RUN_CHUNK) {
-      // Never between the two halves of a surrogate pair.
-      const at = isHighSurrogate(text.charCodeAt(cut - 1)) ? cut + 1 : cut;
+  let run = OTHER;
+  let pieceStart = 0;
+  for (let at = 0; at < text.length; ) {
+    const codePoint = text.codePointAt(at) as number;
+    let kind = classOf(codePoint);
+    if (kind === MARK) kind = run === SYMBOL ? SYMBOL : LETTER;
+    if (kind !== run || kind === OTHER) {
+      run = kind;
+      pieceStart = at;
+    } else if (at - pieceStart >= RUN_CHUNK) {
+      // Cut only where a code point starts: never between the halves of a surrogate pair.
       total += countTokens(text.slice(from, at));
       from = at;
+      pieceStart = at;
     }
+    at += codePoint > 0xffff ? 2 : 1;
   }
   return from === 0 ? countTokens(text) : total + countTokens(text.slice(from));
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /**

@@ -1,12 +1,17 @@
 import type { Provider } from "../wire/types.js";
 
-/** Why the loop handed an expand-calling response back to the client as it was. */
+/**
+ * Why the loop handed an expand-calling response (or one it could not yet tell apart from one)
+ * back to the client as it was: `buffer_limit` and `deadline` are the bounds of holding it.
+ */
 export type BailReason =
   | "other_tool"
   | "nothing_resolved"
   | "max_rounds"
   | "aggregation_failed"
-  | "no_messages";
+  | "no_messages"
+  | "buffer_limit"
+  | "deadline";
 
 /** Hooks the loop calls as it works; metrics subscribe to them. All optional. */
 export interface ProxyEvents {

@@ -20,6 +20,10 @@ export interface LoopContext {
   readonly search: string;
   readonly signal: AbortSignal;
   readonly events: ProxyEvents;
+  /** Bytes of a response held back to see whether it calls expand (`upstream.max_expand_buffer_bytes`). */
+  readonly holdBytes: number;
+  /** Milliseconds a round may take to be decided (`upstream.first_byte_timeout_ms`). */
+  readonly roundMs: number;
 }
 
 export interface LoopResult {
@@ -37,6 +41,7 @@ export interface LoopResult {
 export async function runExpandLoop(context: LoopContext, request: string): Promise<LoopResult> {
   let text = request;
   for (let rounds = 0; ; rounds++) {
+    const hold = { limit: context.holdBytes, deadline: performance.now() + context.roundMs };
     const upstream = await context.client.send({
       provider: context.provider,
       body: text,
@@ -44,7 +49,7 @@ export async function runExpandLoop(context: LoopContext, request: string): Prom
       search: context.search,
       signal: context.signal,
     });
-    const round = await readRound(context.provider, upstream);
+    const round = await readRound(context.provider, upstream, hold);
     if (context.signal.aborted) throw new ClientGoneError();
     const next = await continuation(context, text, round, rounds);
     if ("bail" in next) {
@@ -66,6 +71,7 @@ async function continuation(
   round: Round,
   rounds: number,
 ): Promise<Next> {
+  if (round.cut) return { bail: round.cut };
   if (round.aggregationFailed) return { bail: "aggregation_failed" };
   const { turn } = round;
   if (turn === undefined) return { bail: undefined };
@@ -80,7 +86,13 @@ async function continuation(
     context.allowed,
     context.events,
   );
-  if (resolved.length === 0) return { bail: "nothing_resolved" };
+  // A call with no usable id, or an id this request does not carry, is answered with the
+  // placeholder: the client never declared the expand tool and cannot answer it. Only calls
+  // that are all of ids the store no longer holds go back as they are.
+  const answerable = calls.expand.some(
+    (call) => call.id === undefined || !context.allowed.has(call.id),
+  );
+  if (resolved.length === 0 && !answerable) return { bail: "nothing_resolved" };
   const request = continuationRequest(text, context.provider, turn, results);
   return request === undefined ? { bail: "no_messages" } : { request };
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import type { Config } from "../config/schema.js";
 import { causeCode } from "../errors/cause-code.js";
 import type { Store } from "../store/types.js";
@@ -12,6 +13,7 @@ import type { Provider } from "../wire/types.js";
 import type { ProxyEvents } from "./events.js";
 import { runExpandLoop } from "./expand-loop.js";
 import { type PrepareDeps, prepareRequest } from "./prepare.js";
+import { type BodyEnd, relayBody } from "./relay-body.js";
 
 export interface ProxyContext extends PrepareDeps {
   readonly config: Config;
@@ -26,10 +28,18 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * One proxied request (§8.2): compact → inject the expand tool → forward → the expand loop.
  * The client gets the final upstream response with the upstream's status, headers and body.
  */
+/** The connection a proxied response is written to, when the server runs on Node's HTTP. */
+export interface Delivery {
+  readonly outgoing?: ServerResponse | undefined;
+  /** Called once the response body has ended, however it ended. */
+  readonly onBodyEnd?: (end: BodyEnd) => void;
+}
+
 export async function handleProxy(
   context: ProxyContext,
   provider: Provider,
   request: Request,
+  delivery: Delivery = {},
 ): Promise<Response> {
   const bytes = new Uint8Array(await request.arrayBuffer());
   const url = new URL(request.url);
@@ -57,6 +67,8 @@ export async function handleProxy(
         search: url.search,
         signal: request.signal,
         events: context.events,
+        holdBytes: context.config.upstream.max_expand_buffer_bytes,
+        roundMs: context.config.upstream.first_byte_timeout_ms,
       },
       prepared.text,
     );
@@ -69,7 +81,8 @@ export async function handleProxy(
       headers.set("x-context-guru-tokens-after", String(prepared.tokensAfter));
     }
     context.events.onResponse?.({ provider, streamed: round.streamed });
-    return new Response(round.body(), {
+    const body = relayBody(round.body(), delivery.outgoing, (end) => delivery.onBodyEnd?.(end));
+    return new Response(body, {
       status: round.upstream.status,
       statusText: round.upstream.statusText,
       headers,

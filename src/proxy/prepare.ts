@@ -1,5 +1,4 @@
 import { type CacheState, parseCacheHeader } from "../cache/policy.js";
-import { withinDeadline } from "../compaction-deadline.js";
 import type { Compactor, CompactResult } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import { credentialHeaders } from "../model/credential-headers.js";
@@ -66,28 +65,30 @@ export async function prepareRequest(
   };
 }
 
-function compactWithin(
+/**
+ * The request's compaction as the routes run it (admitted, off the event loop when large, cut
+ * off at `limits.compact_timeout_ms` or when the client goes away): undefined on any of those.
+ */
+async function compactWithin(
   deps: PrepareDeps,
   text: string,
   options: PrepareOptions,
 ): Promise<CompactResult | undefined> {
   const { headers } = options;
-  const pipeline = headers
-    .get("x-context-guru-pipeline")
-    ?.split(",")
-    .map((name) => name.trim())
-    .filter(Boolean);
-  return withinDeadline(
-    deps.config.limits.compact_timeout_ms,
-    (control) =>
-      deps.compactor.compact(text, {
-        ...control,
-        provider: options.provider,
-        session: headers.get("x-context-guru-session") ?? undefined,
-        pipeline,
-        cache: parseCacheHeader(headers.get("x-context-guru-cache")),
-        incoming: { headers: credentialHeaders(headers) },
-      }),
-    options.signal,
-  );
+  try {
+    return await deps.compactor.compact(text, {
+      provider: options.provider,
+      session: headers.get("x-context-guru-session") ?? undefined,
+      pipeline: headers
+        .get("x-context-guru-pipeline")
+        ?.split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
+      cache: parseCacheHeader(headers.get("x-context-guru-cache")),
+      signal: options.signal,
+      incoming: { headers: credentialHeaders(headers) },
+    });
+  } catch {
+    return undefined;
+  }
 }

@@ -2,9 +2,11 @@ import { parseJsonResponse } from "../expand/parse-json.js";
 import { streamAggregator } from "../expand/parse-sse.js";
 import type { AssistantTurn } from "../expand/turn.js";
 import type { Provider } from "../wire/types.js";
+import { HeldBody, type HoldLimit } from "./held-body.js";
 import { PeekedStream } from "./stream-peek.js";
 
-type Body = ConstructorParameters<typeof Response>[0];
+/** A response body as the proxy relays it: a stream, a text read whole, or none. */
+export type RoundBody = ReadableStream<Uint8Array> | string | null;
 
 /** One upstream response, read just far enough to know whether the loop must continue it. */
 export interface Round {
@@ -13,47 +15,78 @@ export interface Round {
   readonly turn: AssistantTurn | undefined;
   /** The stream opened with an expand call but could not be aggregated. */
   readonly aggregationFailed: boolean;
-  /** True when the body flows to the client as it arrives (nothing buffered past the peek). */
+  /**
+   * The hold reached a bound (`upstream.max_expand_buffer_bytes`, or the round's first-byte
+   * deadline) before it could tell: the response goes to the client as it is.
+   */
+  readonly cut: HoldLimit | undefined;
+  /** True when the body flows to the client as it arrives (nothing held back past the peek). */
   readonly streamed: boolean;
   /** The body exactly as the upstream sent it (decoded); call once. */
-  body(): Body;
+  body(): RoundBody;
   /** Releases the body when a continuation replaces this response. */
   discard(): Promise<void>;
 }
 
-export async function readRound(provider: Provider, upstream: Response): Promise<Round> {
-  const passThrough = (streamed: boolean, body: () => Body): Round => ({
+/** The bounds of holding one round's response: bytes, and a `performance.now()` deadline. */
+export interface Hold {
+  readonly limit: number;
+  readonly deadline: number;
+}
+
+export async function readRound(
+  provider: Provider,
+  upstream: Response,
+  hold: Hold,
+): Promise<Round> {
+  const passThrough = (streamed: boolean, body: () => RoundBody, cut?: HoldLimit): Round => ({
     upstream,
     turn: undefined,
     aggregationFailed: false,
+    cut,
     streamed,
     body,
     discard: async () => {},
   });
   if (!upstream.ok || upstream.body === null) return passThrough(true, () => upstream.body);
 
+  const held = new HeldBody(upstream.body.getReader(), hold.limit, hold.deadline);
+  const replay = () => held.replay();
   const contentType = upstream.headers.get("content-type") ?? "";
   if (contentType.toLowerCase().startsWith("text/event-stream")) {
-    const stream = new PeekedStream(upstream.body.getReader(), streamAggregator(provider));
-    if ((await stream.peek()) === "through") return passThrough(true, () => stream.replay());
-    const complete = await stream.drain();
-    const turn = complete ? stream.aggregator.finish() : undefined;
+    const stream = new PeekedStream(held, streamAggregator(provider));
+    const peeked = await stream.peek();
+    if (peeked.opening === "through") return passThrough(true, replay, limitOf(peeked.stop));
+    const stop = await stream.drain();
+    if (stop === "buffer_limit" || stop === "deadline") return passThrough(true, replay, stop);
+    const turn = stop === "end" ? stream.aggregator.finish() : undefined;
     return {
       upstream,
       turn,
       aggregationFailed: turn === undefined,
+      cut: undefined,
       streamed: false,
-      body: () => stream.replay(),
-      discard: () => stream.discard(),
+      body: replay,
+      discard: () => held.discard(),
     };
   }
 
-  const text = await upstream.text();
-  let turn: AssistantTurn | undefined;
-  try {
-    turn = parseJsonResponse(provider, JSON.parse(text));
-  } catch {
-    turn = undefined;
+  // A JSON answer is held whole (within the same bounds) to see whether it calls expand.
+  for (;;) {
+    const { outcome } = await held.read();
+    if (outcome === "chunk") continue;
+    if (outcome !== "end") return passThrough(true, replay, limitOf(outcome));
+    const text = held.text();
+    let turn: AssistantTurn | undefined;
+    try {
+      turn = parseJsonResponse(provider, JSON.parse(text));
+    } catch {
+      turn = undefined;
+    }
+    return { ...passThrough(false, () => text), turn };
   }
-  return { ...passThrough(false, () => text), turn };
+}
+
+function limitOf(stop: string | undefined): HoldLimit | undefined {
+  return stop === "buffer_limit" || stop === "deadline" ? stop : undefined;
 }

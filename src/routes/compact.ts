@@ -1,15 +1,13 @@
 import { Hono } from "hono";
 import type { Services } from "../app.js";
 import { parseCacheHeader } from "../cache/policy.js";
-import { withinDeadline } from "../compaction-deadline.js";
-import type { CompactResult } from "../compactor.js";
+import { pipelineNames } from "../config/pipeline-header.js";
 import { credentialHeaders } from "../model/credential-headers.js";
 import { parseProviderChoice } from "../wire/detect.js";
 import { limitBody } from "./body-limit.js";
 import { decodeBody } from "./content-encoding.js";
 
 const JSON_TYPE = "application/json";
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Response of a body that went back as it came: the router then uses its original. */
 function original(bytes: Uint8Array): Response {
@@ -20,37 +18,23 @@ function original(bytes: Uint8Array): Response {
  * POST /compact (§2), the llm-d contract: `200` + a JSON body of the same shape for every body
  * that was read — the original bytes whenever anything is wrong — and `413` over the limit.
  */
-export function compactRoutes({ config, compactor, metrics }: Services): Hono {
+export function compactRoutes({ config, compaction, metrics }: Services): Hono {
   const app = new Hono();
   const limit = config.limits.body_bytes;
   app.post("/compact", limitBody(limit), decodeBody(limit), async (c) => {
     const bytes = new Uint8Array(await c.req.arrayBuffer());
     if (c.req.header("x-context-guru-bypass")?.toLowerCase() === "true") return original(bytes);
     const provider = parseProviderChoice(c.req.query("provider"));
-    let text: string;
-    try {
-      text = utf8.decode(bytes);
-    } catch {
-      return original(bytes);
-    }
     if (provider === undefined) return original(bytes);
-    const pipelineHeader = c.req.header("x-context-guru-pipeline");
-    const result: CompactResult | undefined = await withinDeadline(
-      config.limits.compact_timeout_ms,
-      (control) =>
-        compactor.compact(text, {
-          ...control,
-          provider,
-          session: c.req.header("x-context-guru-session"),
-          pipeline: pipelineHeader
-            ?.split(",")
-            .map((name) => name.trim())
-            .filter(Boolean),
-          preset: c.req.query("preset"),
-          cache: parseCacheHeader(c.req.header("x-context-guru-cache")),
-          incoming: { headers: credentialHeaders(c.req.raw.headers) },
-        }),
-    );
+    // Admitted by bytes in flight, off the event loop when large, original bytes at the deadline.
+    const result = await compaction.compact(bytes, {
+      provider,
+      session: c.req.header("x-context-guru-session"),
+      pipeline: pipelineNames(c.req.header("x-context-guru-pipeline")),
+      preset: c.req.query("preset"),
+      cache: parseCacheHeader(c.req.header("x-context-guru-cache")),
+      incoming: { headers: credentialHeaders(c.req.raw.headers) },
+    });
     if (!result) return original(bytes);
     metrics.observeCompact(result);
     const headers: Record<string, string> = {

@@ -1,11 +1,12 @@
-import { Hono } from "hono";
+import type { ServerResponse } from "node:http";
+import { type Context, Hono } from "hono";
 import type { Compactor } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import type { ProxyEvents } from "../proxy/events.js";
-import { handleProxy, type ProxyContext } from "../proxy/handle.js";
+import { type Delivery, handleProxy, type ProxyContext } from "../proxy/handle.js";
+import type { BodyEnd } from "../proxy/relay-body.js";
 import type { Store } from "../store/types.js";
 import { UpstreamClient } from "../upstream/client.js";
-import { breakOnBodyError } from "./body-break.js";
 import { limitBody } from "./body-limit.js";
 
 export interface ProxyDeps {
@@ -33,11 +34,21 @@ export function proxyRoutes(deps: ProxyDeps): Hono {
   };
   const limit = limitBody(config.limits.body_bytes);
   const app = new Hono();
-  app.post("/v1/chat/completions", limit, async (c) =>
-    breakOnBodyError(c, await handleProxy(context, "openai", c.req.raw)),
+  const delivery = (c: Context): Delivery => {
+    let settle: (end: BodyEnd) => void = () => {};
+    c.set(
+      "bodyEnd",
+      new Promise<BodyEnd>((resolve) => {
+        settle = resolve;
+      }),
+    );
+    // On Node's HTTP server the adapter passes the response being written.
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    return { outgoing, onBodyEnd: settle };
+  };
+  app.post("/v1/chat/completions", limit, (c) =>
+    handleProxy(context, "openai", c.req.raw, delivery(c)),
   );
-  app.post("/v1/messages", limit, async (c) =>
-    breakOnBodyError(c, await handleProxy(context, "anthropic", c.req.raw)),
-  );
+  app.post("/v1/messages", limit, (c) => handleProxy(context, "anthropic", c.req.raw, delivery(c)));
   return app;
 }

@@ -165,7 +165,7 @@ describe("secrets", () => {
 
 describe("store sizing", () => {
   it.each(["base", "overlays/reversible", "overlays/reversible-proxy"])(
-    "%s: bytes bind, and originals plus memos fit in half the heap",
+    "%s: bytes bind, and the event loop's heap holds originals, memos and the bodies in flight",
     (dir) => {
       const objects = render(dir);
       const { config } = compactorConfig(objects);
@@ -175,9 +175,10 @@ describe("store sizing", () => {
       // for originals under max_bytes / max_entries - 256 bytes: about 1 KB at most here, where
       // the agent corpus's originals are 3 KB on average (k8s/README.md, "Store sizing").
       expect(config.store.max_bytes / config.store.max_entries - 256).toBeLessThan(1100);
-      expect((config.store.max_bytes + config.limits.memo_bytes) / MiB).toBeLessThanOrEqual(
-        heap / 2,
-      );
+      // The event loop's heap: ~60 MiB of code and state, the originals, the memos, and the
+      // answers of admitted bodies (k8s/README.md, "Memory and CPU").
+      const held = config.store.max_bytes + config.limits.memo_bytes + config.limits.inflight_bytes;
+      expect(60 + held / MiB).toBeLessThanOrEqual(heap);
       expect(config.store.ttl_seconds).toBe(1800);
     },
   );

@@ -57,6 +57,21 @@ describe("countO200k", () => {
     expect(countO200k(text)).toBe(countTokens(text));
   });
 
+  it.each([
+    ["letters", "A"],
+    ["symbols", "="],
+    ["spaces", " "],
+    ["newlines", "\n"],
+    ["CJK letters", "中"],
+    ["combining marks", "\u0301"],
+    ["alternating letters", "ab"],
+  ])("counts a 5.6M-character run of %s without overflowing the stack", (_name, unit) => {
+    const text = unit.repeat(Math.ceil(5_600_000 / unit.length));
+    const counted = countO200k(text);
+    expect(counted).toBeGreaterThan(text.length / 256);
+    expect(counted).toBeLessThanOrEqual(text.length);
+  });
+
   it("counts a megabyte of one letter (exact byte-pair merging would take hours)", () => {
     const counter = new TokenCounter();
     const text = "A".repeat(1024 * 1024);
@@ -70,7 +85,8 @@ describe("POST /compact with a tool output that is one long run", () => {
     ["reversible", {}],
     ["clean", CLEAN],
   ])("answers 200 and counts its tokens (%s)", async (_mode, config) => {
-    const { app } = testApp(config);
+    // A generous deadline: the body is large enough for a worker thread, started on first use.
+    const { app } = testApp({ ...config, limits: { compact_timeout_ms: 60_000 } });
     const body = openaiBody(["Q".repeat(512 * 1024), logOutput(200), logOutput(200)]);
     const response = await postCompact(app, body);
     expect(response.status).toBe(200);

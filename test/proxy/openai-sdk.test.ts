@@ -153,17 +153,53 @@ describe("OpenAI proxy with the official client", () => {
   );
 
   it.each([false, true])(
-    "returns a response whose ids all miss as it is (stream %s)",
+    "answers a call for an id the request does not carry with the placeholder (stream %s)",
     async (streaming) => {
-      harness.upstream.reply(reply(streaming, null, [expandCall(FOREIGN_ID)]));
+      const call = expandCall(FOREIGN_ID);
+      harness.upstream.reply(reply(streaming, null, [call]), reply(streaming, FINAL));
 
       const result = await complete(streaming);
 
-      expect(result).toMatchObject({ text: null, calls: ["context_guru_expand"] });
-      expect(requests()).toHaveLength(1);
-      expect(harness.events).toMatchObject({ misses: 1, bails: ["nothing_resolved"] });
+      expect(result).toMatchObject({ text: FINAL, calls: [] });
+      expect(requests()).toHaveLength(2);
+      expect(requests()[1]?.messages.at(-1)).toEqual({
+        role: "tool",
+        tool_call_id: call.id,
+        content: `[expand: original for id ${FOREIGN_ID} is no longer available]`,
+      });
+      expect(harness.events).toMatchObject({ misses: 1, rounds: 1, bails: [] });
     },
   );
+
+  it("returns as it is a response whose ids were written for this request but are no longer held", async () => {
+    // The store evicts the original while the upstream is answering: the marker is this
+    // request's own, but nothing can stand in for it.
+    const small = await startHarness({
+      store: { max_entries: 8, max_bytes: 1 << 20, max_session_bytes: 1 << 20 },
+    });
+    try {
+      small.upstream.script(() => {
+        for (let i = 0; i < 8; i++) void small.store.put("flood", [{ key: `f${i}`, value: "x" }]);
+        return reply(false, null, [expandCall(MASKED_ID)]);
+      });
+      const smallClient = new OpenAI({
+        baseURL: `http://127.0.0.1:${small.port}/v1`,
+        apiKey: "sk-client",
+        maxRetries: 0,
+      });
+
+      const data = await smallClient.chat.completions.create(openaiConversation(), session());
+
+      expect(JSON.stringify(small.upstream.requests[0]?.json)).toContain(`<<cg:${MASKED_ID}>>`);
+      expect(data.choices[0]?.message.tool_calls?.[0]).toMatchObject({
+        function: { name: "context_guru_expand" },
+      });
+      expect(small.upstream.requests).toHaveLength(1);
+      expect(small.events).toMatchObject({ misses: 1, bails: ["nothing_resolved"] });
+    } finally {
+      await small.close();
+    }
+  });
 
   it.each([false, true])(
     "stops after three rounds against a model that always expands (stream %s)",

@@ -135,18 +135,27 @@ describe.skipIf(skipped)("the proxy loop on one replica resolves markers of anot
     },
   );
 
-  it("an id A wrote for another session does not resolve on B: the call goes back to the client", async () => {
+  it("an id A wrote for another session does not resolve on B: the call is answered as a miss", async () => {
     const seed = "foreign";
     const compacted = await compactOn(a, cases[0]?.body(seed) ?? "", "writer");
-    const id = compacted.ids[0] ?? "";
-    upstream.reply(openaiJson(null, [expandCall(id)]));
+    const original = generatedOutputs(seed).find((output) =>
+      compacted.ids.includes(a.idOf(output)),
+    );
+    expect(original).toBeDefined();
+    const id = a.idOf(original ?? "");
+    upstream.reply(...(cases[0]?.replies(id) ?? []));
     const response = await b.app.request("/v1/chat/completions", {
       method: "POST",
       body: compacted.text,
       headers: { "content-type": "application/json", "x-context-guru-session": "reader" },
     });
-    const json = (await response.json()) as { choices: { message: { tool_calls?: unknown[] } }[] };
-    // Nothing resolved: the model's call goes back to the client as it was.
-    expect([upstream.requests.length, json.choices[0]?.message.tool_calls?.length]).toEqual([1, 1]);
+    const json = (await response.json()) as { choices: { message: { content?: string } }[] };
+    // The original stays with its session: the model hears the placeholder and answers on.
+    expect([upstream.requests.length, json.choices[0]?.message.content]).toEqual([2, FINAL]);
+    const continuation = upstream.requests[1];
+    expect(continuation?.body).not.toContain((original ?? "").slice(0, 200));
+    expect(cases[0]?.answered(continuation?.json, expandCall(id).id)).toBe(
+      `[expand: original for id ${id} is no longer available]`,
+    );
   });
 });

@@ -27,7 +27,10 @@ export interface Subject {
 }
 
 export function subject(mode: Mode, overrides: ConfigInput = {}): Subject {
-  const config = parseConfig({ ...MODES[mode], ...overrides });
+  // Same input, same bytes holds for compactions that finish; a deadline that passes on a busy
+  // machine sends the original instead (test/compaction covers that answer).
+  const limits = { compact_timeout_ms: 60_000, ...overrides.limits };
+  const config = parseConfig({ ...MODES[mode], ...overrides, limits });
   return { mode, config, app: createApp({ config, store: createStore(config.store) }) };
 }
 

@@ -1,12 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ServerChild, startServerChild } from "../../bench/server-child.js";
 import { FaultUpstream, gate } from "./fault-upstream.js";
 
 /**
@@ -14,7 +9,6 @@ import { FaultUpstream, gate } from "./fault-upstream.js";
  * flight (they finish, new connections are refused, the process exits inside its deadline),
  * and the header size limit of the HTTP server.
  */
-const root = resolve(import.meta.dirname, "../..");
 const COMPLETION = '{"choices":[{"message":{"role":"assistant","content":"done"}}]}';
 let upstream: FaultUpstream;
 let child: ChildProcess | undefined;
@@ -29,59 +23,10 @@ afterEach(() => {
 });
 afterAll(() => upstream.close());
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
-  const address = probe.address();
-  await new Promise<void>((done) => probe.close(() => done()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
-interface Started {
-  readonly port: number;
-  readonly process: ChildProcess;
-  /** Resolves with the first stdout line whose `msg` is the given one. */
-  readonly logged: (msg: string) => Promise<void>;
-  readonly exited: Promise<number | null>;
-}
-
-async function startServer(yaml: string): Promise<Started> {
-  const dir = mkdtempSync(join(tmpdir(), "cg-reliability-"));
-  const file = join(dir, "config.yaml");
-  writeFileSync(file, yaml);
-  const port = await freePort();
-  const process_ = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      CONFIG_FILE: file,
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child = process_;
-  const messages: string[] = [];
-  const waiting = new Map<string, () => void>();
-  createInterface({ input: process_.stdout! }).on("line", (line) => {
-    try {
-      const { msg } = JSON.parse(line) as { msg?: string };
-      if (msg === undefined) return;
-      messages.push(msg);
-      waiting.get(msg)?.();
-    } catch {
-      // not a log line
-    }
-  });
-  const logged = (msg: string) =>
-    messages.includes(msg)
-      ? Promise.resolve()
-      : new Promise<void>((done) => waiting.set(msg, done));
-  const exited = once(process_, "exit").then(([code]) => code as number | null);
-  await logged("listening");
-  return { port, process: process_, logged, exited };
+async function startServer(yaml: string): Promise<ServerChild> {
+  const started = await startServerChild(yaml);
+  child = started.process;
+  return started;
 }
 
 function chat(port: number): Promise<{ status: number; body: string }> {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { scanTopLevel } from "../../src/wire/json-scan.js";
+import { sample } from "../observability/prometheus-text.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { anthropicBody, jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
@@ -111,6 +112,26 @@ describe("POST /compact rewrites only what changed", () => {
     const content = (JSON.parse(formatted) as { messages: Array<{ content: string }> }).messages[3]
       ?.content;
     expect(content).toBe(JSON.stringify(JSON.parse(jsonArrayOutput(40))));
+  });
+
+  it("a header naming the same components thousands of times runs each of them once", async () => {
+    // Both components are gated, so each pass of one is one count in cg_component_gated_total.
+    const gated = { trigger: { min_messages: 1000 } };
+    const { app: counted } = testApp({ components: { format: gated, textclean: gated } });
+    const names = Array.from({ length: 7_040 }, (_, index) =>
+      index % 2 === 0 ? "format" : " textclean",
+    ).join(",");
+    const response = await postCompact(counted, openaiBody([jsonArrayOutput(40)]), {
+      headers: { "x-context-guru-pipeline": names },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-context-guru-pipeline-fallback")).toBeNull();
+    const metrics = await (await counted.request("/metrics")).text();
+    for (const component of ["format", "textclean"]) {
+      expect(
+        sample(metrics, "cg_component_gated_total", { component, reason: "min_messages" }),
+      ).toBe(1);
+    }
   });
 
   it("an unknown pipeline name falls back to the configured pipeline and says so", async () => {

@@ -2,10 +2,12 @@ import type { Hono } from "hono";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
+import { MALFORMED_CALL, missPlaceholder } from "../../src/expand/continuation.js";
 import { proxyRoutes } from "../../src/routes/proxy.js";
 import { createStore } from "../../src/store/create.js";
+import { sample } from "../observability/prometheus-text.js";
 import { TEST_HASH_KEY } from "../support/hash-key.js";
-import { expandCall, openaiJson } from "../support/model-replies.js";
+import { anthropicJson, expandCall, openaiJson } from "../support/model-replies.js";
 import { MASKED_ID, openaiConversation } from "../support/proxy-harness.js";
 import { ScriptedUpstream } from "../support/scripted-upstream.js";
 
@@ -26,6 +28,9 @@ const post = (app: Hono, path: string, init: RequestInit = {}) =>
 
 describe("proxy routes in process", () => {
   let upstream: ScriptedUpstream;
+  /** The last message of the request the upstream got in round `round` (0 = the first). */
+  const lastMessage = (round: number) =>
+    (upstream.requests[round]?.json as { messages: unknown[] } | undefined)?.messages.at(-1);
   const appWith = (overrides: ConfigInput = {}) => {
     const config = configSchema.parse({
       pipeline: ["mask"],
@@ -190,14 +195,108 @@ describe("proxy routes in process", () => {
       compact: () => Promise.reject(new Error("pipeline crashed")),
     };
     const app = proxyRoutes({ config, store: createStore(config.store), compactor: failing });
-    upstream.reply(openaiJson(null, [expandCall(MASKED_ID)]));
+    upstream.reply(openaiJson(null, [expandCall(MASKED_ID)]), openaiJson("done"));
 
     const response = await post(app, "/v1/chat/completions");
 
     expect(upstream.requests[0]?.body).toBe(body);
-    // Nothing in the request carries a marker: the call cannot resolve and goes back as it is.
-    expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ choices: [{ finish_reason: "tool_calls" }] });
+    // Nothing in the request carries a marker: the call is answered with the placeholder.
+    expect(lastMessage(1)).toEqual({
+      role: "tool",
+      tool_call_id: `call_${MASKED_ID}`,
+      content: missPlaceholder(MASKED_ID),
+    });
+    expect(await response.json()).toMatchObject({ choices: [{ message: { content: "done" } }] });
+  });
+
+  it("answers an expand call whose arguments are not JSON with the placeholder", async () => {
+    const reply = openaiJson(null, [expandCall(MASKED_ID)]);
+    const json = structuredClone(reply.json) as {
+      choices: [{ message: { tool_calls: [{ function: { arguments: string } }] } }];
+    };
+    json.choices[0].message.tool_calls[0].function.arguments = '{"id": "abc';
+    upstream.reply({ json }, openaiJson("done"));
+
+    const response = await post(appWith(), "/v1/chat/completions");
+
+    expect(lastMessage(1)).toEqual({
+      role: "tool",
+      tool_call_id: `call_${MASKED_ID}`,
+      content: MALFORMED_CALL,
+    });
+    expect(await response.json()).toMatchObject({ choices: [{ message: { content: "done" } }] });
+  });
+
+  it("answers a streamed Anthropic expand call whose input is not JSON with the placeholder", async () => {
+    const event = (type: string, data: Record<string, unknown>) => ({
+      event: type,
+      data: { type, ...data },
+    });
+    upstream.reply(
+      {
+        sse: [
+          event("message_start", {
+            message: { id: "msg_1", type: "message", role: "assistant", content: [], usage: {} },
+          }),
+          event("content_block_start", {
+            index: 0,
+            content_block: {
+              type: "tool_use",
+              id: "toolu_1",
+              name: "context_guru_expand",
+              input: {},
+            },
+          }),
+          event("content_block_delta", {
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: '{"id": 12' },
+          }),
+          event("content_block_stop", { index: 0 }),
+          event("message_delta", { delta: { stop_reason: "tool_use" }, usage: {} }),
+          event("message_stop", {}),
+        ],
+      },
+      anthropicJson([{ type: "text", text: "done" }]),
+    );
+    const anthropic = JSON.stringify({
+      model: "claude-test",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "hello" }],
+      stream: true,
+    });
+
+    const response = await post(appWith(), "/v1/messages", { body: anthropic });
+
+    const second = upstream.requests[1]?.json as { messages: unknown[] };
+    expect(second.messages.slice(-2)).toEqual([
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_1", name: "context_guru_expand", input: {} }],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: MALFORMED_CALL }],
+      },
+    ]);
+    expect(await response.json()).toMatchObject({ content: [{ type: "text", text: "done" }] });
+  });
+
+  it("runs each component a long pipeline header names once", async () => {
+    upstream.reply({ json: {} });
+    const gated = { trigger: { min_messages: 1000 } };
+    const app = appWith({ components: { mask: gated, textclean: gated } });
+    const names = Array.from({ length: 7_040 }, (_, index) =>
+      index % 2 === 0 ? "mask" : "textclean",
+    ).join(",");
+
+    await post(app, "/v1/chat/completions", { headers: { "x-context-guru-pipeline": names } });
+
+    const metrics = await (await app.request("/metrics")).text();
+    for (const component of ["mask", "textclean"]) {
+      expect(
+        sample(metrics, "cg_component_gated_total", { component, reason: "min_messages" }),
+      ).toBe(1);
+    }
   });
 
   it("reports the session, token counts and rounds in response headers", async () => {
