@@ -9,7 +9,7 @@ import { OutputMemo } from "./pipeline/output-memo.js";
 import type { RunReport } from "./pipeline/report.js";
 import { type Registry, type RunResult, runPipeline } from "./pipeline/run.js";
 import { TokenCounter } from "./pipeline/tokens.js";
-import { chainIds } from "./session/chain.js";
+import { ChainMemo } from "./session/chain.js";
 import { sessionKey } from "./session/key.js";
 import {
   type Decision,
@@ -115,6 +115,8 @@ interface Parsed {
 /** The session's history as far as this request shares it (§4a). */
 interface History {
   readonly ledger: SessionLedger;
+  /** The digest of each received message (session/chain.ts). */
+  readonly digests: readonly string[];
   readonly chain: readonly string[];
   /** The deepest head this request's messages reach, when it describes them. */
   readonly head: Head | undefined;
@@ -132,16 +134,18 @@ export class Compactor {
   readonly #tokens: TokenCounter;
   readonly #memo: OutputMemo;
   readonly #hash: (text: string) => string;
+  readonly #chains: ChainMemo;
   readonly #clock: () => number;
   readonly #hashKey: string;
 
   constructor(private readonly deps: CompactorDeps) {
     // The memos share one budget (UTF-16 text is two bytes a character).
     const chars = deps.config.limits.memo_bytes / 2;
-    this.#tokens = new TokenCounter(Math.floor(chars * 0.4));
-    this.#memo = new OutputMemo(Math.floor(chars * 0.4));
+    this.#tokens = new TokenCounter(Math.floor(chars * 0.35));
+    this.#memo = new OutputMemo(Math.floor(chars * 0.35));
     this.#hashKey = deps.hashKey ?? deps.config.store.hash_key ?? randomHashKey();
-    this.#hash = memoiseHash(contentHasher(this.#hashKey), Math.floor(chars * 0.2));
+    this.#hash = memoiseHash(contentHasher(this.#hashKey), Math.floor(chars * 0.15));
+    this.#chains = new ChainMemo(Math.floor(chars * 0.15));
     this.#clock = deps.clock ?? Date.now;
   }
 
@@ -199,7 +203,9 @@ export class Compactor {
       // Stashes and the ledger's new head in one acknowledged write (one round trip on Redis).
       const pending = [...run.stashes, ...decided.spellings];
       const entries =
-        pending.length === 0 ? [] : scopedEntries(pending, returnedConversation(decided));
+        pending.length === 0
+          ? []
+          : scopedEntries(pending, this.#returnedConversation(parsed, history, decided));
       await store.put(parsed.session, entries, { ledger });
     } catch (error) {
       // Nothing was kept: offloads cannot stand, lossless reformats still can (§7).
@@ -270,14 +276,18 @@ export class Compactor {
     const now = this.#clock();
     // An unreadable ledger is an unknown history: warm, nothing replayed (§4a).
     const ledger = await this.deps.store.ledger(parsed.session).catch(() => EMPTY_LEDGER);
-    const raws = parsed.scan.messages.map((span) => parsed.text.slice(span.start, span.end));
-    const chain = chainIds(raws, (index) => parsed.messages[index]);
+    const { digests, ids: chain } = this.#chains.chain(
+      parsed.session,
+      "received",
+      parsed.scan.messages.map((span) => parsed.text.slice(span.start, span.end)),
+      (index) => parsed.messages[index],
+    );
     let head = deepestHead(ledger, chain);
     // A head describes these messages only if it saw the same outputs in them (same shape read).
     if (head && outputsBefore(parsed.transcript, head.messages) !== head.outputs.length) {
       head = undefined;
     }
-    return { ledger, chain, head, now };
+    return { ledger, digests, chain, head, now };
   }
 
   /** The body this request gets under `treatment`: replays, new decisions, edits written back. */
@@ -338,6 +348,52 @@ export class Compactor {
     return { run, ability, degraded, ...written };
   }
 
+  /**
+   * The returned conversation id of each received message (session/records.ts): the chain id of
+   * the message it became in the returned body (a summary stands where its span began). A
+   * message no edit touched keeps its received digest; an edited one is hashed as returned.
+   */
+  #returnedConversation(
+    parsed: Parsed,
+    history: History,
+    written: Written,
+  ): (message: number) => string | undefined {
+    const { scan, text } = parsed;
+    const replaced = written.summary;
+    // The returned messages, undefined where one is as received.
+    const raws: (string | undefined)[] = [];
+    const known: string[] = [];
+    for (const [index, span] of scan.messages.entries()) {
+      if (replaced && index >= replaced.from && index < replaced.to) {
+        if (index === replaced.from) raws.push(replaced.raw);
+        continue;
+      }
+      const edits = written.messageEdits.get(index);
+      known[raws.length] = history.digests[index] as string;
+      if (edits === undefined) {
+        raws.push(undefined);
+        continue;
+      }
+      const shifted = edits.map((edit) => ({
+        span: { start: edit.span.start - span.start, end: edit.span.end - span.start },
+        raw: edit.raw,
+      }));
+      raws.push(applyEdits(text.slice(span.start, span.end), shifted));
+    }
+    const { ids: chain } = this.#chains.chain(
+      parsed.session,
+      "returned",
+      raws,
+      (index) => JSON.parse(raws[index] as string),
+      known,
+    );
+    return (message) => {
+      if (!replaced || message < replaced.from) return chain[message];
+      if (message < replaced.to) return chain[replaced.from];
+      return chain[message - (replaced.to - replaced.from) + 1];
+    };
+  }
+
   /** The answer when the store could not keep the write: only lossless reformats, no ledger. */
   async #reformatsOnly(
     parsed: Parsed,
@@ -369,25 +425,22 @@ export class Compactor {
   }
 }
 
-/**
- * The returned conversation id of each received message (session/records.ts): the chain id of
- * the message it became in the returned body (a summary stands where its span began).
- */
-function returnedConversation(decided: {
+/** `\u` or `\/` in a string literal: spellings JSON.stringify would not write. */
+const UNUSUAL_ESCAPE = /\\[u/]/;
+
+/** A decided body written back: its text and what was edited where. */
+interface Written {
   readonly text: string;
-  readonly run: RunResult;
+  readonly tokensAfter: number;
+  /** Spelling records /rehydrate needs to restore escapes as the client wrote them. */
+  readonly spellings: PendingStash[];
   readonly summarized: boolean;
-}): (message: number) => string | undefined {
-  const scan = scanBody(decided.text);
-  if (!scan) return () => undefined;
-  const raws = scan.messages.map((span) => decided.text.slice(span.start, span.end));
-  const chain = chainIds(raws, (index) => JSON.parse(raws[index] as string));
-  const replaced = decided.summarized ? decided.run.replacement : undefined;
-  return (message) => {
-    if (!replaced || message < replaced.from) return chain[message];
-    if (message < replaced.to) return chain[replaced.from];
-    return chain[message - (replaced.to - replaced.from) + 1];
-  };
+  /** The accepted summary: the messages it replaced and the element that stands for them. */
+  readonly summary:
+    | { readonly from: number; readonly to: number; readonly raw: string }
+    | undefined;
+  /** The output edits of each received message, by message index. */
+  readonly messageEdits: ReadonlyMap<number, readonly Edit[]>;
 }
 
 /** Tool outputs held by the first `messages` messages. */
@@ -413,16 +466,10 @@ function writeBack(
   run: RunResult,
   hash: (text: string) => string,
   count: (text: string) => number,
-):
-  | {
-      text: string;
-      tokensAfter: number;
-      spellings: PendingStash[];
-      summarized: boolean;
-    }
-  | { bail: Passthrough } {
+): Written | { bail: Passthrough } {
   const { text, transcript, scan, provider } = parsed;
   const edits: Edit[] = [];
+  const messageEdits = new Map<number, Edit[]>();
   const spellings = new Map<string, { raw: string; messages: Set<number> }>();
   const changedLiterals: Array<{ text: string; raw: string }> = [];
   let saved = 0;
@@ -435,7 +482,7 @@ function writeBack(
     // (valid JSON has no other way to spell a character), so it needs no second look.
     const raw = text.slice(span.start, span.end);
     if (raw.length < output.text.length + 2) return { bail: "ambiguous_keys" };
-    if (raw.includes("\\u") || raw.includes("\\/")) {
+    if (UNUSUAL_ESCAPE.test(raw)) {
       if (JSON.parse(raw) !== output.text) return { bail: "ambiguous_keys" };
       // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
       // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
@@ -447,7 +494,11 @@ function writeBack(
       }
     }
     changedLiterals.push({ text: output.text, raw });
-    edits.push({ span, raw: JSON.stringify(next) });
+    const edit = { span, raw: JSON.stringify(next) };
+    edits.push(edit);
+    const inMessage = messageEdits.get(output.messageIndex);
+    if (inMessage) inMessage.push(edit);
+    else messageEdits.set(output.messageIndex, [edit]);
     saved += count(output.text) - count(next);
   }
   // One spelling record per text: the same text written two ways in one body could not be
@@ -458,7 +509,7 @@ function writeBack(
       if (spelled !== undefined && spelled.raw !== raw) return { bail: "ambiguous_spelling" };
     }
   }
-  let summarized = false;
+  let summary: Written["summary"];
   if (run.replacement) {
     // Outputs inside the replaced messages were left as received, so no edit overlaps this one.
     const { from, to, role, message } = run.replacement;
@@ -466,7 +517,7 @@ function writeBack(
     if (edit) {
       edits.push(edit);
       saved += run.replacement.tokensBefore - run.replacement.tokensAfter;
-      summarized = true;
+      summary = { from, to, raw: edit.raw };
     }
   }
   return {
@@ -477,7 +528,9 @@ function writeBack(
       value: raw,
       messages,
     })),
-    summarized,
+    summarized: summary !== undefined,
+    summary,
+    messageEdits,
   };
 }
 

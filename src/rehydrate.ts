@@ -1,6 +1,6 @@
 import { carriesMarker, markerIds } from "./expand/markers.js";
 import { removeExpandTool } from "./expand/uninject.js";
-import { chainIds } from "./session/chain.js";
+import { chainIds, messageDigest } from "./session/chain.js";
 import { sessionKey } from "./session/key.js";
 import { ownershipKey, type RecordKind, recordKey } from "./session/records.js";
 import type { Store } from "./store/types.js";
@@ -53,9 +53,12 @@ export async function rehydrate(
   const transcript = readTranscript(provider, body.messages, scan);
   // Records and markers are resolved only through the conversation this body is (§7): the chain
   // ids of its messages as they stand, which are those the compactor returned.
-  const raws = scan.messages.map((span) => text.slice(span.start, span.end));
   const messages = body.messages;
-  const chain = chainIds(raws, (index) => messages[index]);
+  const chain = chainIds(
+    scan.messages.map((span, index) =>
+      messageDigest(text.slice(span.start, span.end), () => messages[index]),
+    ),
+  );
   const lookup = (key: string) => store.get(session, key);
   const records = (messageIndex: number): Records => {
     const conversation = chain[messageIndex] ?? "";

@@ -6,10 +6,23 @@ import type { ComponentReport } from "./report.js";
 import type { PipelineDeps, RunRequest } from "./run.js";
 import type { ComponentContext } from "./types.js";
 
+/** Every output as it stands in `state`. */
+export function currentOutputs(request: RunRequest, state: OutputState): ToolOutput[] {
+  return request.transcript.outputs.map((_, index) => currentOutput(request, state, index));
+}
+
+/** Output `index` as it stands in `state`. */
+export function currentOutput(request: RunRequest, state: OutputState, index: number): ToolOutput {
+  const output = request.transcript.outputs[index] as ToolOutput;
+  const text = state.current[index] as string;
+  return output.text === text ? output : { ...output, text };
+}
+
 /**
- * What the pipeline lends one component for one run: every output as it stands, which of them it
- * may change, and a marker function that records what must be stashed under each id it hands out
- * (into `pending`, which the pipeline reads when it keeps a change).
+ * What the pipeline lends one component for one run: every output as it stands (`outputs`, when
+ * the caller keeps them current itself), which of them it may change, and a marker function
+ * that records what must be stashed under each id it hands out (into `pending`, which the
+ * pipeline reads when it keeps a change).
  */
 export function componentContext(
   deps: PipelineDeps,
@@ -19,13 +32,9 @@ export function componentContext(
   mode: MarkerMode,
   mayChange: (index: number) => boolean,
   pending: Map<string, string>,
+  outputs: ToolOutput[] = currentOutputs(request, state),
 ): ComponentContext {
   const { transcript } = request;
-  const outputs: ToolOutput[] = transcript.outputs.map((output, index) =>
-    output.text === state.current[index]
-      ? output
-      : { ...output, text: state.current[index] as string },
-  );
   return {
     provider: transcript.provider,
     outputs,

@@ -38,15 +38,29 @@ export function checkFidelity(
   const lines = contentLines(replacement, markers);
   if (!lines.some((line) => line.trim() !== "" && !NOTE.test(line))) return "notes_only";
   if (!isFactClass(contentClass)) return undefined;
+  // One line cannot hold several received lines: the common whole-output mask is told by its
+  // shape without splitting the original.
+  if (lines.length === 1 && hasSeveralLines(original)) {
+    return PLACEHOLDER.test((lines[0] as string).trim()) ? undefined : "fact_thinned";
+  }
   const received = withoutFinalNewline(original.split("\n"));
   if (isInOrder(received, lines)) return undefined;
   if (lines.length === 1 && PLACEHOLDER.test((lines[0] as string).trim())) return undefined;
   return isHeadTailCollapse(received, lines) ? undefined : "fact_thinned";
 }
 
+/** Whether `text` is more than one line (a final newline does not start one). */
+function hasSeveralLines(text: string): boolean {
+  const at = text.indexOf("\n");
+  return at !== -1 && at < text.length - 1;
+}
+
 /** The replacement's lines with its markers and the hint removed, marker-only lines dropped. */
 function contentLines(replacement: string, markers: readonly string[]): string[] {
-  const tokens = [...markers, EXPAND_HINT].filter((token) => token !== "");
+  const tokens = [...markers, EXPAND_HINT].filter(
+    (token) => token !== "" && replacement.includes(token),
+  );
+  if (tokens.length === 0) return withoutFinalNewline(replacement.split("\n"));
   const lines: string[] = [];
   for (const line of replacement.split("\n")) {
     let stripped = line;

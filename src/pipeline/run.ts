@@ -7,7 +7,7 @@ import type { StashEntry } from "../store/types.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { ToolOutput } from "../wire/types.js";
 import { ambiguousRecords } from "./ambiguity.js";
-import { componentContext } from "./context.js";
+import { componentContext, currentOutput, currentOutputs } from "./context.js";
 import { guardChanges } from "./guards.js";
 import { type AcceptedReplacement, guardReplacement } from "./messages-step.js";
 import type { OutputMemo } from "./output-memo.js";
@@ -304,6 +304,8 @@ async function replay(
 ): Promise<number> {
   if (request.redecide) return 0;
   let replayed = 0;
+  // One view of the outputs for every replay, brought up to date as each change is applied.
+  const outputs = currentOutputs(request, state);
   for (const [index, decision] of request.frozen.entries()) {
     if (decision === undefined || !replayable(index)) continue;
     replayed++;
@@ -314,8 +316,17 @@ async function replay(
       const options = request.config.components[name];
       const pending = new Map<string, string>();
       const only = (candidate: number) => candidate === index;
-      const context = componentContext(deps, request, state, entry, entry.mode, only, pending);
-      const output = context.outputs[index] as ToolOutput;
+      const context = componentContext(
+        deps,
+        request,
+        state,
+        entry,
+        entry.mode,
+        only,
+        pending,
+        outputs,
+      );
+      const output = outputs[index] as ToolOutput;
       const text =
         component.scope === "output"
           ? await reduceOutput(deps, component, options, entry.mode, context, pending, output)
@@ -331,6 +342,7 @@ async function replay(
       }
       if (kept.length === 0) break;
       state.apply(index, text, { name, kind: component.kind, mode: entry.mode, pending, entry });
+      outputs[index] = currentOutput(request, state, index);
     }
   }
   return replayed;

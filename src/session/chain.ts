@@ -1,31 +1,108 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 
 /**
- * Conversation ids (§4a): message k's id is a hash of message k−1's id and message k's bytes, so
- * two requests share an id exactly as far as their messages are identical — as a provider's
- * prefix cache does. A message's bytes are its JSON as sent, except that `cache_control` members
- * are left out: clients move their cache breakpoints from turn to turn (Anthropic), and a moved
- * breakpoint changes nothing the model reads.
+ * Conversation ids (§4a): message k's id is a hash of message k−1's id and message k's digest,
+ * so two requests share an id exactly as far as their messages are identical — as a provider's
+ * prefix cache does. A message's digest is a hash of its JSON as sent, except that
+ * `cache_control` members are left out: clients move their cache breakpoints from turn to turn
+ * (Anthropic), and a moved breakpoint changes nothing the model reads.
  */
-export function chainIds(
-  raws: readonly string[],
-  messageValue: (index: number) => unknown,
-): string[] {
+export function chainIds(digests: readonly string[]): string[] {
   const ids: string[] = [];
   let previous = "";
-  for (const [index, raw] of raws.entries()) {
-    const bytes = raw.includes('"cache_control"')
-      ? JSON.stringify(withoutCacheControl(messageValue(index)))
-      : raw;
-    previous = createHash("sha256")
-      .update(previous)
-      .update("\u0000")
-      .update(bytes)
-      .digest("hex")
-      .slice(0, 32);
+  for (const digest of digests) {
+    previous = link(previous, digest);
     ids.push(previous);
   }
   return ids;
+}
+
+function link(previous: string, digest: string): string {
+  return hash("sha256", `${previous}\u0000${digest}`).slice(0, 32);
+}
+
+/** The digest of one message: `raw` is its JSON as sent, `value` reads it parsed when needed. */
+export function messageDigest(raw: string, value: () => unknown): string {
+  const bytes = raw.includes('"cache_control"')
+    ? JSON.stringify(withoutCacheControl(value()))
+    : raw;
+  return hash("sha256", bytes);
+}
+
+/** One session's messages as last seen on one side (received, or returned), by position. */
+interface Seen {
+  readonly raws: (string | undefined)[];
+  readonly digests: string[];
+  readonly ids: string[];
+  chars: number;
+}
+
+/** A conversation's messages: the digest and the chain id of each. */
+export interface Chain {
+  readonly digests: readonly string[];
+  readonly ids: readonly string[];
+}
+
+/**
+ * Conversation chains remembered by position: an agent re-sends every earlier message each turn
+ * at the same index, so a warm request compares each message with the one its session sent
+ * there last (a string comparison, several times faster than hashing it), hashes only what is
+ * new or changed, and reuses the chain ids as far as nothing before differed. One entry per
+ * session and side, bounded by the characters held; a held text is a copy, not a slice of the
+ * body it came in, so it does not keep that whole body alive.
+ */
+export class ChainMemo {
+  readonly #seen: LRUCache<string, Seen>;
+
+  constructor(maxChars: number) {
+    this.#seen = new LRUCache<string, Seen>({
+      maxSize: Math.max(1, maxChars),
+      sizeCalculation: (seen) => seen.chars + 96 * seen.raws.length + 1,
+    });
+  }
+
+  /**
+   * The chain of `raws` as `side` of `session`: each message's JSON as sent, or undefined where
+   * its digest is given in `known`; `value` reads message `index` parsed when needed.
+   */
+  chain(
+    session: string,
+    side: "received" | "returned",
+    raws: readonly (string | undefined)[],
+    value: (index: number) => unknown,
+    known: readonly string[] = [],
+  ): Chain {
+    const key = `${side}\u0000${session}`;
+    const seen = this.#seen.get(key) ?? { raws: [], digests: [], ids: [], chars: 0 };
+    const digests: string[] = [];
+    const ids: string[] = [];
+    let same = true;
+    let previous = "";
+    for (const [index, raw] of raws.entries()) {
+      let digest: string;
+      if (raw === undefined) digest = known[index] as string;
+      else if (seen.raws[index] === raw) digest = seen.digests[index] as string;
+      else {
+        digest = messageDigest(raw, () => value(index));
+        seen.chars += raw.length - (seen.raws[index]?.length ?? 0);
+        seen.raws[index] = ownCopy(raw);
+      }
+      same &&= seen.digests[index] === digest;
+      previous = same ? (seen.ids[index] as string) : link(previous, digest);
+      seen.digests[index] = digest;
+      seen.ids[index] = previous;
+      digests.push(digest);
+      ids.push(previous);
+    }
+    this.#seen.set(key, seen);
+    return { digests, ids };
+  }
+}
+
+/** The text in a string of its own (slicing a concatenation flattens it into new storage). */
+function ownCopy(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 function withoutCacheControl(value: unknown): unknown {

@@ -1,0 +1,95 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ChainMemo, chainIds, messageDigest } from "../../src/session/chain.js";
+
+/** The chain of `messages` computed from scratch, each message's JSON as written. */
+function fresh(messages: readonly unknown[]): string[] {
+  return chainIds(messages.map((message) => messageDigest(JSON.stringify(message), () => message)));
+}
+
+function remembered(memo: ChainMemo, session: string, messages: readonly unknown[]): string[] {
+  const raws = messages.map((message) => JSON.stringify(message));
+  return [...memo.chain(session, "received", raws, (index) => messages[index]).ids];
+}
+
+const message = fc.record({
+  role: fc.constantFrom("user", "assistant", "tool"),
+  content: fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.array(
+      fc.record({
+        type: fc.constant("text"),
+        text: fc.string({ maxLength: 20 }),
+        cache_control: fc.option(fc.constant({ type: "ephemeral" }), { nil: undefined }),
+      }),
+      { maxLength: 3 },
+    ),
+  ),
+});
+
+describe("conversation chains (§4a)", () => {
+  it("share an id exactly as far as the messages are identical", () => {
+    const a = [
+      { role: "user", content: "one" },
+      { role: "assistant", content: "two" },
+    ];
+    const b = [...a, { role: "user", content: "three" }];
+    const c = [a[0], { role: "assistant", content: "TWO" }, b[2]];
+    expect(fresh(b).slice(0, 2)).toEqual(fresh(a));
+    expect(fresh(c)[0]).toBe(fresh(a)[0]);
+    expect(fresh(c)[1]).not.toBe(fresh(a)[1]);
+    expect(fresh(c)[2]).not.toBe(fresh(b)[2]);
+  });
+
+  it("leave moved cache breakpoints out of a message's bytes", () => {
+    const marked = { role: "user", content: [{ type: "text", text: "hi", cache_control: {} }] };
+    const plain = { role: "user", content: [{ type: "text", text: "hi" }] };
+    expect(fresh([marked])).toEqual(fresh([plain]));
+  });
+
+  it("remembered by position give the ids computed from scratch, turn after turn", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(message, { maxLength: 8 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(3), { maxLength: 6 }),
+        (turns, sessions) => {
+          const memo = new ChainMemo(1 << 20);
+          for (const [index, messages] of turns.entries()) {
+            const session = `s${sessions[index] ?? 0}`;
+            expect(remembered(memo, session, messages)).toEqual(fresh(messages));
+          }
+        },
+      ),
+    );
+  });
+
+  it("hash again a message that changed in the middle, and every id after it", () => {
+    const memo = new ChainMemo(1 << 20);
+    const before = [1, 2, 3, 4].map((n) => ({ role: "user", content: `m${n}` }));
+    const after = before.map((item, n) => (n === 1 ? { ...item, content: "changed" } : item));
+    const first = remembered(memo, "s", before);
+    const second = remembered(memo, "s", after);
+    expect(second).toEqual(fresh(after));
+    expect(second[0]).toBe(first[0]);
+    for (const n of [1, 2, 3]) expect(second[n]).not.toBe(first[n]);
+  });
+
+  it("take a given digest where a message is not spelled out", () => {
+    const memo = new ChainMemo(1 << 20);
+    const messages = [
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ];
+    const digests = messages.map((item) => messageDigest(JSON.stringify(item), () => item));
+    const raws = [undefined, JSON.stringify(messages[1])];
+    const chain = memo.chain("s", "returned", raws, (index) => messages[index], digests);
+    expect(chain.ids).toEqual(chainIds(digests));
+  });
+
+  it("stay correct when nothing fits the memo", () => {
+    const memo = new ChainMemo(1);
+    const messages = [{ role: "user", content: "x".repeat(100) }];
+    expect(remembered(memo, "s", messages)).toEqual(fresh(messages));
+    expect(remembered(memo, "s", messages)).toEqual(fresh(messages));
+  });
+});
