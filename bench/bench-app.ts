@@ -1,8 +1,10 @@
-import { createApp } from "../src/app.js";
+import { createApp, defaultPool } from "../src/app.js";
+import type { WorkerPool } from "../src/compaction/worker-pool.js";
 import { type CompactOptions, Compactor } from "../src/compactor.js";
 import { components } from "../src/components/registry.js";
 import { parseConfig } from "../src/config/load.js";
 import type { ConfigInput } from "../src/config/schema.js";
+import { randomHashKey } from "../src/hash-key/random.js";
 import { createStore } from "../src/store/create.js";
 import { type Elapsed, startClock } from "./timing.js";
 
@@ -24,17 +26,33 @@ export interface CompactCall {
 }
 
 /**
- * A fresh service (own store, token memo and output memo) that answers POST /compact in-process,
- * and beside it a bare Compactor with its own store and memos: the same work without HTTP.
+ * A fresh service (own store, token memo, output memo and worker pool) that answers POST
+ * /compact in-process, and beside it a bare Compactor with its own store and memos: the same
+ * work without HTTP. Start it with `BenchApp.start` (its workers loaded, as a running server's
+ * are) and close it when done.
  */
 export class BenchApp {
   readonly #app: ReturnType<typeof createApp>;
   readonly #core: Compactor;
+  readonly #pool: WorkerPool;
 
-  constructor(mode: Mode, preset: string | undefined) {
+  private constructor(mode: Mode, preset: string | undefined) {
     const config = parseConfig(modeConfig(mode, preset));
-    this.#app = createApp({ config, store: createStore(config.store) });
+    const store = createStore(config.store);
+    const hashKey = randomHashKey();
+    this.#pool = defaultPool(config, store, hashKey);
+    this.#app = createApp({ config, store, hashKey, pool: this.#pool });
     this.#core = new Compactor({ config, store: createStore(config.store), registry: components });
+  }
+
+  static async start(mode: Mode, preset: string | undefined): Promise<BenchApp> {
+    const app = new BenchApp(mode, preset);
+    await app.#pool.warm();
+    return app;
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
   }
 
   /** The Compactor alone: parse, scan, pipeline, stash, write back. */

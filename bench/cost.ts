@@ -34,7 +34,7 @@ export async function measureCost(
 ): Promise<CostResult> {
   const schedules: ScheduleCost[] = [];
   for (const schedule of SCHEDULES) {
-    const app = new BenchApp(mode, preset);
+    const app = await BenchApp.start(mode, preset);
     schedules.push(
       await replayCost(
         sessions,
@@ -46,6 +46,7 @@ export async function measureCost(
         prompts,
       ),
     );
+    await app.close();
   }
   return {
     mode,

@@ -66,15 +66,19 @@ export async function measureMode(
   const floors = bodies.map((item) => parseStringify(item.body, options.floorRuns));
 
   const cold = { "x-context-guru-cache": "cold" };
-  const warmup = new BenchApp(mode, preset);
+  const warmup = await BenchApp.start(mode, preset);
   for (const item of bodies) await warmup.compact(item.body, undefined, cold);
+  await warmup.close();
 
   const coldSamples = bodies.map((): Elapsed[] => []);
   const coldCoreSamples = bodies.map((): Elapsed[] => []);
   const tokens = new Map<string, { before: number; after: number }>();
-  let app = warmup;
+  let app = await BenchApp.start(mode, preset);
   for (let pass = 0; pass < options.coldPasses; pass++) {
-    app = new BenchApp(mode, preset);
+    if (pass > 0) {
+      await app.close();
+      app = await BenchApp.start(mode, preset);
+    }
     for (const [index, item] of bodies.entries()) {
       const call = await app.compact(item.body, undefined, cold);
       coldSamples[index]?.push(call.elapsed);
@@ -94,6 +98,8 @@ export async function measureMode(
     warm.push(medians(samples));
     warmCore.push(medians(coreSamples));
   }
+
+  await app.close();
 
   const results: BodyResult[] = bodies.map((item, index) => {
     const count = tokens.get(item.name) ?? { before: Number.NaN, after: Number.NaN };
