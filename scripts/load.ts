@@ -23,9 +23,11 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { generateCorpus } from "../bench/corpus/generate.js";
 import { loadCorpus } from "../bench/load-corpus.js";
-import { createApp } from "../src/app.js";
+import { createApp, defaultPool } from "../src/app.js";
+import type { WorkerPool } from "../src/compaction/worker-pool.js";
 import { parseConfig } from "../src/config/load.js";
 import type { ConfigInput } from "../src/config/schema.js";
+import { randomHashKey } from "../src/hash-key/random.js";
 import { createStore } from "../src/store/create.js";
 import type { Store } from "../src/store/types.js";
 import { bigBodyScenario } from "./load-big-body.js";
@@ -166,10 +168,20 @@ function echoApp(): Hono {
   return app;
 }
 
-function serviceApp(input: ConfigInput): { app: Hono; store: Store } {
+interface Service {
+  readonly app: Hono;
+  readonly store: Store;
+  /** Its worker threads, loaded before the run as a started server's are. */
+  readonly pool: WorkerPool;
+}
+
+async function serviceApp(input: ConfigInput): Promise<Service> {
   const config = parseConfig(input);
   const store = createStore(config.store);
-  return { app: createApp({ config, store }), store };
+  const hashKey = randomHashKey();
+  const pool = defaultPool(config, store, hashKey);
+  await pool.warm();
+  return { app: createApp({ config, store, hashKey, pool }), store, pool };
 }
 
 /** Each body once, in order, so the run measures the warm path agents see turn after turn. */
@@ -233,12 +245,13 @@ console.log(
 );
 const echo = await measure("echo", echoApp());
 console.log(describeRow(echo));
-const reversible = await measure("reversible", serviceApp({}).app);
+const reversibleService = await serviceApp({});
+const reversible = await measure("reversible", reversibleService.app);
+await reversibleService.pool.close();
 console.log(describeRow(reversible, echo));
-const clean = await measure(
-  "clean",
-  serviceApp({ store: { enabled: false }, marker_mode: "off" }).app,
-);
+const cleanService = await serviceApp({ store: { enabled: false }, marker_mode: "off" });
+const clean = await measure("clean", cleanService.app);
+await cleanService.pool.close();
 console.log(describeRow(clean, echo));
 let failed = [echo, reversible, clean].some(({ result }) => result.errors + result.non2xx > 0);
 
@@ -247,7 +260,7 @@ if (sustain > 0) {
   // per entry slot, so the count stays moderate).
   // The memos (token counts, component results, ids) are the other bounded cache that unique
   // traffic fills; a budget the size of the store's lets both fill within the run.
-  const { app, store } = serviceApp({
+  const { app, store, pool } = await serviceApp({
     store: { max_bytes: sustainMaxBytes, max_entries: 200_000 },
     limits: { memo_bytes: sustainMemoBytes },
   });
@@ -267,6 +280,7 @@ if (sustain > 0) {
   } = await sampled(() => run(server.url, sustain, unique, true));
   const stats = await store.stats();
   await server.close();
+  await pool.close();
   const after = process.memoryUsage().rss;
   const tenths = Array.from(
     { length: 10 },
