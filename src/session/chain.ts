@@ -44,21 +44,25 @@ export interface Chain {
   readonly ids: readonly string[];
 }
 
+/** Conversations remembered per session and side: an agent's subagents share its session. */
+const CONVERSATIONS_PER_SESSION = 4;
+
 /**
  * Conversation chains remembered by position: an agent re-sends every earlier message each turn
- * at the same index, so a warm request compares each message with the one its session sent
+ * at the same index, so a warm request compares each message with the one its conversation had
  * there last (a string comparison, several times faster than hashing it), hashes only what is
- * new or changed, and reuses the chain ids as far as nothing before differed. One entry per
- * session and side, bounded by the characters held; a held text is a copy, not a slice of the
- * body it came in, so it does not keep that whole body alive.
+ * new or changed, and reuses the chain ids as far as nothing before differed. A conversation is
+ * told by its first message, a few per session and side; bounded by the characters held. A held
+ * text is a copy, not a slice of the body it came in, so it does not keep that whole body alive.
  */
 export class ChainMemo {
-  readonly #seen: LRUCache<string, Seen>;
+  readonly #seen: LRUCache<string, Seen[]>;
 
   constructor(maxChars: number) {
-    this.#seen = new LRUCache<string, Seen>({
+    this.#seen = new LRUCache<string, Seen[]>({
       maxSize: Math.max(1, maxChars),
-      sizeCalculation: (seen) => seen.chars + 96 * seen.raws.length + 1,
+      sizeCalculation: (list) =>
+        list.reduce((sum, seen) => sum + seen.chars + 96 * seen.raws.length, 1),
     });
   }
 
@@ -74,19 +78,21 @@ export class ChainMemo {
     known: readonly string[] = [],
   ): Chain {
     const key = `${side}\u0000${session}`;
-    const seen = this.#seen.get(key) ?? { raws: [], digests: [], ids: [], chars: 0 };
+    const list = this.#seen.get(key) ?? [];
+    const seen = conversationOf(list, raws[0], known[0]);
     const digests: string[] = [];
     const ids: string[] = [];
     let same = true;
     let previous = "";
     for (const [index, raw] of raws.entries()) {
+      const held = seen.raws[index];
       let digest: string;
       if (raw === undefined) digest = known[index] as string;
-      else if (seen.raws[index] === raw) digest = seen.digests[index] as string;
-      else {
-        digest = messageDigest(raw, () => value(index));
-        seen.chars += raw.length - (seen.raws[index]?.length ?? 0);
-        seen.raws[index] = ownCopy(raw);
+      else if (held === raw) digest = seen.digests[index] as string;
+      else digest = messageDigest(raw, () => value(index));
+      if (held !== raw) {
+        seen.chars += (raw?.length ?? 0) - (held?.length ?? 0);
+        seen.raws[index] = raw === undefined ? undefined : ownCopy(raw);
       }
       same &&= seen.digests[index] === digest;
       previous = same ? (seen.ids[index] as string) : link(previous, digest);
@@ -95,9 +101,22 @@ export class ChainMemo {
       digests.push(digest);
       ids.push(previous);
     }
-    this.#seen.set(key, seen);
+    this.#seen.set(key, list);
     return { digests, ids };
   }
+}
+
+/** The remembered conversation that opens with this first message, brought first, or a new one. */
+function conversationOf(list: Seen[], raw: string | undefined, digest: string | undefined): Seen {
+  const at = list.findIndex((seen) =>
+    raw === undefined
+      ? seen.raws[0] === undefined && seen.digests[0] === digest
+      : seen.raws[0] === raw,
+  );
+  const seen = at < 0 ? { raws: [], digests: [], ids: [], chars: 0 } : list.splice(at, 1)[0];
+  list.unshift(seen as Seen);
+  if (list.length > CONVERSATIONS_PER_SESSION) list.pop();
+  return seen as Seen;
 }
 
 /** The text in a string of its own (slicing a concatenation flattens it into new storage). */

@@ -48,19 +48,54 @@ describe("conversation chains (§4a)", () => {
   });
 
   it("remembered by position give the ids computed from scratch, turn after turn", () => {
+    const pool = fc.sample(message, { numRuns: 4, seed: 7 });
     fc.assert(
       fc.property(
-        fc.array(fc.array(message, { maxLength: 8 }), { minLength: 1, maxLength: 6 }),
-        fc.array(fc.nat(3), { maxLength: 6 }),
-        (turns, sessions) => {
+        fc.array(
+          fc.record({
+            // Drawn from a few, so a message comes back at an index another one held.
+            messages: fc.array(
+              fc.nat(pool.length - 1).map((n) => pool[n]),
+              { maxLength: 8 },
+            ),
+            // Which messages come as a digest (a returned message as it was received).
+            given: fc.array(fc.boolean(), { maxLength: 8 }),
+            session: fc.nat(2),
+            side: fc.constantFrom("received" as const, "returned" as const),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        (turns) => {
           const memo = new ChainMemo(1 << 20);
-          for (const [index, messages] of turns.entries()) {
-            const session = `s${sessions[index] ?? 0}`;
-            expect(remembered(memo, session, messages)).toEqual(fresh(messages));
+          for (const { messages, given, session, side } of turns) {
+            const digests = messages.map((item) => messageDigest(JSON.stringify(item), () => item));
+            const raws = messages.map((item, index) =>
+              given[index] ? undefined : JSON.stringify(item),
+            );
+            const chain = memo.chain(
+              `s${session}`,
+              side,
+              raws,
+              (index) => messages[index],
+              digests,
+            );
+            expect(chain.digests).toEqual(digests);
+            expect(chain.ids).toEqual(fresh(messages));
           }
         },
       ),
+      { numRuns: 300 },
     );
+  });
+
+  it("keep several conversations of one session apart", () => {
+    const memo = new ChainMemo(1 << 20);
+    const a = [1, 2, 3].map((n) => ({ role: "user", content: `a${n}` }));
+    const b = [1, 2, 3].map((n) => ({ role: "user", content: `b${n}` }));
+    for (let turn = 0; turn < 3; turn++) {
+      expect(remembered(memo, "shared", a)).toEqual(fresh(a));
+      expect(remembered(memo, "shared", b)).toEqual(fresh(b));
+    }
   });
 
   it("hash again a message that changed in the middle, and every id after it", () => {
@@ -84,6 +119,25 @@ describe("conversation chains (§4a)", () => {
     const raws = [undefined, JSON.stringify(messages[1])];
     const chain = memo.chain("s", "returned", raws, (index) => messages[index], digests);
     expect(chain.ids).toEqual(chainIds(digests));
+  });
+
+  it("forget a held message where one comes as a digest, so its return is hashed again", () => {
+    const memo = new ChainMemo(1 << 20);
+    const head = { role: "user", content: "head" };
+    const edited = { role: "tool", content: "[masked]" };
+    const received = { role: "tool", content: "the whole output" };
+    const digestOf = (item: unknown) => messageDigest(JSON.stringify(item), () => item);
+    const turn = (second: unknown, given: boolean) =>
+      memo.chain(
+        "s",
+        "returned",
+        [JSON.stringify(head), given ? undefined : JSON.stringify(second)],
+        (index) => [head, second][index],
+        [digestOf(head), digestOf(second)],
+      ).ids;
+    turn(edited, false);
+    turn(received, true);
+    expect(turn(edited, false)).toEqual(fresh([head, edited]));
   });
 
   it("stay correct when nothing fits the memo", () => {
