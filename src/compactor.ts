@@ -1,6 +1,7 @@
 import { type CacheState, type CacheTreatment, overBudget, treatRequest } from "./cache/policy.js";
 import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
+import { ContentClasses } from "./content/classify.js";
 import { expandAbility, injectExpandTool, type NoExpandReason } from "./expand/inject.js";
 import { contentHasher } from "./expand/markers.js";
 import { randomHashKey } from "./hash-key/random.js";
@@ -135,17 +136,19 @@ export class Compactor {
   readonly #memo: OutputMemo;
   readonly #hash: (text: string) => string;
   readonly #chains: ChainMemo;
+  readonly #classes: ContentClasses;
   readonly #clock: () => number;
   readonly #hashKey: string;
 
   constructor(private readonly deps: CompactorDeps) {
     // The memos share one budget (UTF-16 text is two bytes a character).
     const chars = deps.config.limits.memo_bytes / 2;
-    this.#tokens = new TokenCounter(Math.floor(chars * 0.35));
-    this.#memo = new OutputMemo(Math.floor(chars * 0.35));
+    this.#tokens = new TokenCounter(Math.floor(chars * 0.33));
+    this.#memo = new OutputMemo(Math.floor(chars * 0.33));
+    this.#classes = new ContentClasses(Math.floor(chars * 0.05));
     this.#hashKey = deps.hashKey ?? deps.config.store.hash_key ?? randomHashKey();
     this.#hash = memoiseHash(contentHasher(this.#hashKey), Math.floor(chars * 0.15));
-    this.#chains = new ChainMemo(Math.floor(chars * 0.15));
+    this.#chains = new ChainMemo(Math.floor(chars * 0.14));
     this.#clock = deps.clock ?? Date.now;
   }
 
@@ -248,7 +251,7 @@ export class Compactor {
     if (!Array.isArray(messages)) return early(provider, session, "no_messages");
     const scan = scanBody(text);
     if (!scan || scan.ambiguous) return early(provider, session, "ambiguous_keys");
-    const transcript = readTranscript(provider, messages, scan);
+    const transcript = readTranscript(provider, messages, scan, this.#classes.of);
     const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
     const names: readonly ComponentName[] | undefined =
       options.pipeline || options.preset

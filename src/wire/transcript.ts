@@ -1,4 +1,5 @@
 import { classifyOutput } from "../content/classify.js";
+import type { ContentClass } from "../content/content-class.js";
 import { anthropicStrings } from "./anthropic.js";
 import { isRecord } from "./detect.js";
 import type { BodyScan } from "./json-scan.js";
@@ -34,11 +35,12 @@ export interface AdapterResult {
   readonly goal: string;
 }
 
-/** Builds the transcript of a parsed body whose text was scanned. */
+/** Builds the transcript of a parsed body whose text was scanned, classing outputs by `classify`. */
 export function readTranscript(
   provider: Provider,
   messages: readonly unknown[],
   scan: BodyScan,
+  classify: (text: string, call: ToolCall | undefined) => ContentClass = classifyOutput,
 ): Transcript {
   const adapter = provider === "anthropic" ? anthropicStrings : openaiStrings;
   const found = adapter(messages, scan);
@@ -52,7 +54,7 @@ export function readTranscript(
       text: item.text,
       call: item.tool.call,
       isError: item.tool.isError,
-      contentClass: classifyOutput(item.text, item.tool.call),
+      contentClass: classify(item.text, item.tool.call),
     });
     outputSpans.push(item.span);
   }

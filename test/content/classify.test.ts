@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyOutput } from "../../src/content/classify.js";
+import { ContentClasses, classifyOutput } from "../../src/content/classify.js";
 import { isFactClass } from "../../src/content/content-class.js";
 import type { ToolCall } from "../../src/wire/types.js";
 
@@ -84,10 +84,18 @@ describe("classifyOutput", () => {
     expect(classifyOutput(text, call)).toBe(expected);
   });
 
-  it("answers from the call a text was classed with, not from an earlier call", () => {
-    expect(classifyOutput(code, bash("cat a.py"))).toBe("file");
-    expect(classifyOutput(code, bash("./run.sh"))).toBe("log");
-    expect(classifyOutput(code, bash("cat a.py"))).toBe("file");
+  it("remembers a class by text and call, not from an earlier call", () => {
+    const classes = new ContentClasses(1024);
+    expect(classes.of(code, bash("cat a.py"))).toBe("file");
+    expect(classes.of(code, bash("./run.sh"))).toBe("log");
+    expect(classes.of(code, bash("cat a.py"))).toBe("file");
+    expect(classes.of(code, undefined)).toBe(classifyOutput(code, undefined));
+  });
+
+  it("classes a text larger than its budget without keeping it", () => {
+    const classes = new ContentClasses(8);
+    expect(classes.of(code, bash("cat a.py"))).toBe("file");
+    expect(classes.of(code, bash("./run.sh"))).toBe("log");
   });
 
   it("reads only the start of a huge output, in linear time", () => {
