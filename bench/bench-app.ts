@@ -4,11 +4,17 @@ import { type CompactOptions, Compactor } from "../src/compactor.js";
 import { components } from "../src/components/registry.js";
 import { parseConfig } from "../src/config/load.js";
 import type { ConfigInput } from "../src/config/schema.js";
-import { randomHashKey } from "../src/hash-key/random.js";
 import { createStore } from "../src/store/create.js";
 import { type Elapsed, startClock } from "./timing.js";
 
 export type Mode = "reversible" | "clean";
+
+/**
+ * The marker key of every bench service. Marker ids are part of the prompt, and how many tokens
+ * an id takes depends on its letters: with a random key per run, reversible figures would move
+ * by a few tokens from run to run. One fixed key makes a rerun give the same figures.
+ */
+export const BENCH_HASH_KEY = "cg-compactor-bench-marker-key";
 
 /** Reversible: the defaults (memory store, full markers). Clean: store disabled, markers off. */
 export function modeConfig(mode: Mode, preset: string | undefined): ConfigInput {
@@ -39,10 +45,14 @@ export class BenchApp {
   private constructor(mode: Mode, preset: string | undefined) {
     const config = parseConfig(modeConfig(mode, preset));
     const store = createStore(config.store);
-    const hashKey = randomHashKey();
-    this.#pool = defaultPool(config, store, hashKey);
-    this.#app = createApp({ config, store, hashKey, pool: this.#pool });
-    this.#core = new Compactor({ config, store: createStore(config.store), registry: components });
+    this.#pool = defaultPool(config, store, BENCH_HASH_KEY);
+    this.#app = createApp({ config, store, hashKey: BENCH_HASH_KEY, pool: this.#pool });
+    this.#core = new Compactor({
+      config,
+      store: createStore(config.store),
+      registry: components,
+      hashKey: BENCH_HASH_KEY,
+    });
   }
 
   static async start(mode: Mode, preset: string | undefined): Promise<BenchApp> {
