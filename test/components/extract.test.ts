@@ -5,6 +5,7 @@ import { extract, isProgressLine } from "../../src/components/extract.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
 import type { ToolCall } from "../../src/wire/types.js";
 import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
+import { stagedDiff as stagedFixture } from "../support/staged-diff.js";
 
 const defaults = componentsSchema.parse({}).extract;
 const noMinimum = { ...defaults, min_tokens: 0 };
@@ -22,34 +23,14 @@ const traceback = "Traceback (most recent call last):";
 const reset = "connection reset by peer, retrying in 1s";
 
 /** A staged diff of two files whose hunks delete blank lines (lone `-`) and repeat lines. */
-const stagedDiff = [
-  "diff --git a/src/app.py b/src/app.py",
-  "index 3b18e51..a9c4f2d 100644",
-  "--- a/src/app.py",
-  "+++ b/src/app.py",
-  "@@ -1,9 +1,7 @@",
-  " import os",
-  "-",
-  "-",
-  " def main():",
-  "-    value = compute_the_value(argument)",
-  "+    value = compute_the_value(argument, retries=3)",
-  "     return value",
-  "-",
-  " ",
-  "diff --git a/src/extra.py b/src/extra.py",
-  "new file mode 100644",
-  "index 0000000..5d1c2b9",
-  "--- /dev/null",
-  "+++ b/src/extra.py",
-  "@@ -0,0 +1,6 @@",
+const stagedDiff = stagedFixture([
   "+def main():",
   "+    value = compute_the_value(argument, retries=3)",
   "+    return value",
   "+",
   "+",
   "+    value = compute_the_value(argument, retries=3)",
-].join("\n");
+]);
 
 describe("extract", () => {
   it.each([

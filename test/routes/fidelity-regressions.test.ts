@@ -3,36 +3,17 @@ import { SUPERSEDED } from "../../src/components/failed-run.js";
 import { unfoldSearch } from "../../src/components/searchfold.js";
 import type { ConfigInput } from "../../src/config/schema.js";
 import { CLEAN, postCompact, testApp } from "../support/app.js";
+import { stagedDiff as stagedFixture } from "../support/staged-diff.js";
 
 /**
- * The misrepresentations of issue 12, each in the shape it was found in, through POST /compact
- * with the default and the balanced preset, in both modes. Mask keeps every output here, so what
+ * Misrepresentations found in real transcripts, each in the shape it was found in, through
+ * POST /compact with the default and the balanced preset, in both modes. Mask keeps every output here, so what
  * is checked is what the other components do to each one.
  */
 const lines = (...items: string[]) => items.join("\n");
 
-const stagedDiff = lines(
-  "diff --git a/src/app.py b/src/app.py",
-  "index 3b18e51..a9c4f2d 100644",
-  "--- a/src/app.py",
-  "+++ b/src/app.py",
-  "@@ -1,9 +1,7 @@",
-  " import os",
-  "-",
-  "-",
-  " def main():",
-  "-    value = compute_the_value(argument)",
-  "+    value = compute_the_value(argument, retries=3)",
-  "     return value",
-  "-",
-  " ",
-  "diff --git a/src/extra.py b/src/extra.py",
-  "new file mode 100644",
-  "index 0000000..5d1c2b9",
-  "--- /dev/null",
-  "+++ b/src/extra.py",
-  "@@ -0,0 +1,12 @@",
-  ...Array.from({ length: 3 }, () => [
+const stagedDiff = stagedFixture(
+  Array.from({ length: 3 }, () => [
     "+def main():",
     "+    value = compute_the_value(argument, retries=3)",
     "+    return value",
@@ -96,7 +77,7 @@ const keepAll: ConfigInput = { components: { mask: { keep_recent: 10 } } };
 describe.each([
   ["reversible", keepAll],
   ["clean", { ...CLEAN, ...keepAll }],
-] as const)("issue 12 regressions, %s mode", (mode, config) => {
+] as const)("fidelity regressions, %s mode", (mode, config) => {
   it.each(["agent", "balanced", "aggressive"])("with the %s preset", async (preset) => {
     const { app } = testApp(config);
     const request = body();
