@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { markerIds } from "../../src/expand/markers.js";
 import { anthropicBody, openaiBody } from "../support/bodies.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
 import {
   compactOn,
   expandOn,
   generatedOutputs,
-  type Replica,
   redisSuiteSkipped,
-  replica,
-  whenReady,
+  replicaPair,
 } from "./replicas.js";
 
 const skipped = redisSuiteSkipped("the cross-replica Redis tests");
@@ -24,31 +21,23 @@ const generated = [
 const corpus = hasSharedCorpus && !skipped ? agentBodies() : [];
 
 describe.skipIf(skipped)("two replicas sharing one Redis", () => {
-  let server: RedisServer;
-  let a: Replica;
-  let b: Replica;
-
-  beforeAll(async () => {
-    server = await startRedisServer();
-    [a, b] = await Promise.all([replica(server.url), replica(server.url)]);
-    await Promise.all([whenReady(a), whenReady(b)]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await server?.close();
-  });
+  const pair = replicaPair();
 
   /** Compacts on A, then checks every marker and the rehydrated body on B. */
   async function roundTrip(body: string, session: string) {
-    const compacted = await compactOn(a, body, session);
+    const compacted = await compactOn(pair.a, body, session);
     const expanded = await Promise.all(
       compacted.ids.map(async (id) => {
-        const own = await expandOn(b, id, session);
-        const stranger = await expandOn(b, id, `${session}-other`);
-        return { status: own.status, hashed: b.idOf(own.text) === id, stranger: stranger.status };
+        const own = await expandOn(pair.b, id, session);
+        const stranger = await expandOn(pair.b, id, `${session}-other`);
+        return {
+          status: own.status,
+          hashed: pair.b.idOf(own.text) === id,
+          stranger: stranger.status,
+        };
       }),
     );
-    const rehydrated = await b.app.request("/rehydrate", {
+    const rehydrated = await pair.b.app.request("/rehydrate", {
       method: "POST",
       body: compacted.text,
       headers: { "x-context-guru-session": session },
@@ -81,18 +70,18 @@ describe.skipIf(skipped)("two replicas sharing one Redis", () => {
 
   it("a marker is not served to another session on either replica", async () => {
     const [body] = generated;
-    const compacted = await compactOn(a, body?.body ?? "", "owner");
+    const compacted = await compactOn(pair.a, body?.body ?? "", "owner");
     const id = compacted.ids[0] ?? "";
     const statuses = await Promise.all(
-      [a, b].flatMap((r) => [expandOn(r, id, "owner"), expandOn(r, id, "intruder")]),
+      [pair.a, pair.b].flatMap((r) => [expandOn(r, id, "owner"), expandOn(r, id, "intruder")]),
     );
     expect(statuses.map((response) => response.status)).toEqual([200, 404, 200, 404]);
   });
 
   it("rehydrate on B without the owning session leaves A's markers in place", async () => {
     const [body] = generated;
-    const compacted = await compactOn(a, body?.body ?? "", "holder");
-    const response = await b.app.request("/rehydrate", {
+    const compacted = await compactOn(pair.a, body?.body ?? "", "holder");
+    const response = await pair.b.app.request("/rehydrate", {
       method: "POST",
       body: compacted.text,
       headers: { "x-context-guru-session": "not-the-holder" },

@@ -10,10 +10,8 @@ import {
   compactOn,
   expandOn,
   generatedOutputs,
-  type Replica,
   redisSuiteSkipped,
-  replica,
-  whenReady,
+  replicaPair,
 } from "./replicas.js";
 
 const skipped = redisSuiteSkipped("the shared marker key tests");
@@ -138,23 +136,11 @@ describe.skipIf(skipped)("replicas on one Redis share one marker key (§6)", () 
 });
 
 describe.skipIf(skipped)("two app instances on one Redis with no store.hash_key", () => {
-  let server: RedisServer;
-  let a: Replica;
-  let b: Replica;
-
-  beforeAll(async () => {
-    server = await startRedisServer();
-    [a, b] = await Promise.all([replica(server.url), replica(server.url)]);
-    await Promise.all([whenReady(a), whenReady(b)]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await server?.close();
-  });
+  const pair = replicaPair();
 
   it("write the same ids for the same content, so either replica's output is byte-identical", async () => {
     const body = openaiBody(generatedOutputs("shared-key"));
-    const [onA, onB] = [await compactOn(a, body, "one"), await compactOn(b, body, "two")];
+    const [onA, onB] = [await compactOn(pair.a, body, "one"), await compactOn(pair.b, body, "two")];
     expect(onA.ids.length).toBeGreaterThan(0);
     expect(onB.ids).toEqual(onA.ids);
     expect(onB.text).toBe(onA.text);
@@ -162,12 +148,12 @@ describe.skipIf(skipped)("two app instances on one Redis with no store.hash_key"
 
   it("resolve each other's markers and reformat records", async () => {
     const body = openaiBody(generatedOutputs("cross"));
-    const compacted = await compactOn(a, body, "cross");
-    const expanded = await Promise.all(compacted.ids.map((id) => expandOn(b, id, "cross")));
-    expect(expanded.map((response) => [response.status, b.idOf(response.text)])).toEqual(
+    const compacted = await compactOn(pair.a, body, "cross");
+    const expanded = await Promise.all(compacted.ids.map((id) => expandOn(pair.b, id, "cross")));
+    expect(expanded.map((response) => [response.status, pair.b.idOf(response.text)])).toEqual(
       compacted.ids.map((id) => [200, id]),
     );
-    const rehydrated = await b.app.request("/rehydrate", {
+    const rehydrated = await pair.b.app.request("/rehydrate", {
       method: "POST",
       body: compacted.text,
       headers: { "x-context-guru-session": "cross" },

@@ -10,6 +10,7 @@ import {
   type Replica,
   redisSuiteSkipped,
   replica,
+  replicaPair,
   whenReady,
 } from "./replicas.js";
 
@@ -56,34 +57,22 @@ interface Sent {
 }
 
 describe.skipIf(skipped)("Redis stopped mid-run", () => {
-  let server: RedisServer;
-  let a: Replica;
-  let b: Replica;
-
-  beforeAll(async () => {
-    server = await startRedisServer(undefined, { persistent: true });
-    [a, b] = await Promise.all([replica(server.url), replica(server.url)]);
-    await Promise.all([whenReady(a), whenReady(b)]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await server?.close();
-  });
+  const pair = replicaPair({ persistent: true });
 
   it("no marker without a stash: every marker of every 200 resolves once Redis is back", async () => {
     const sent: Sent[] = [];
     const run = async (phase: string) => {
       for (const { session, body } of phaseBodies(phase)) {
-        sent.push({ phase, session, body, response: await compactOn(a, body, session) });
+        sent.push({ phase, session, body, response: await compactOn(pair.a, body, session) });
       }
     };
 
     await run("before");
-    await server.stop();
-    const readyWhileDown = await readyzBecomes(a, 503);
+    await pair.server.stop();
+    const readyWhileDown = await readyzBecomes(pair.a, 503);
     await run("during");
-    await server.start();
-    const readyAfter = await readyzBecomes(a, 200);
+    await pair.server.start();
+    const readyAfter = await readyzBecomes(pair.a, 200);
     await run("after");
 
     // While Redis was down the compactor itself answered (its headers are there, so the route's
@@ -104,7 +93,10 @@ describe.skipIf(skipped)("Redis stopped mid-run", () => {
     const resolved = await Promise.all(
       sent.flatMap(({ session, response }) =>
         response.ids.flatMap((id) =>
-          [a, b].map(async (r) => ({ id, status: (await expandOn(r, id, session)).status })),
+          [pair.a, pair.b].map(async (r) => ({
+            id,
+            status: (await expandOn(r, id, session)).status,
+          })),
         ),
       ),
     );

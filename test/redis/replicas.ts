@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { vi } from "vitest";
+import { afterAll, beforeAll, vi } from "vitest";
 import { createApp } from "../../src/app.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { ConfigInput } from "../../src/config/schema.js";
@@ -8,7 +8,7 @@ import { resolveHashKey } from "../../src/hash-key/resolve.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
 import { jsonArrayOutput, logOutput } from "../support/bodies.js";
-import { findRedisServer } from "../support/redis-server.js";
+import { findRedisServer, type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const installed = findRedisServer() !== undefined;
 const required = process.env.CI === "true";
@@ -54,6 +54,32 @@ export async function replica(url: string, overrides: ConfigInput = {}): Promise
       await Promise.all([store.close(), hashKey.close()]);
     },
   };
+}
+
+/** Two replicas on one redis-server of their own, started before a suite's tests and closed after. */
+export interface ReplicaPair {
+  readonly server: RedisServer;
+  readonly a: Replica;
+  readonly b: Replica;
+}
+
+/**
+ * Registers the suite's beforeAll and afterAll for two replicas over one new redis-server
+ * (`options` as startRedisServer's); the pair's members are there once the tests run.
+ */
+export function replicaPair(options?: Parameters<typeof startRedisServer>[1]): ReplicaPair {
+  const pair: { server?: RedisServer; a?: Replica; b?: Replica } = {};
+  beforeAll(async () => {
+    const server = await startRedisServer(undefined, options);
+    pair.server = server;
+    [pair.a, pair.b] = await Promise.all([replica(server.url), replica(server.url)]);
+    await Promise.all([whenReady(pair.a), whenReady(pair.b)]);
+  });
+  afterAll(async () => {
+    await Promise.all([pair.a?.close(), pair.b?.close()]);
+    await pair.server?.close();
+  });
+  return pair as ReplicaPair;
 }
 
 /** Waits until `/readyz` of the replica answers 200 (its client is connected). */
