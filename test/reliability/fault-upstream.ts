@@ -17,6 +17,16 @@ export interface Received {
 
 export type Fault = (request: Received, response: ServerResponse) => void | Promise<void>;
 
+/** A 200 of `contentType` that sends `sent`, then resets the connection 50 ms later. */
+export function breaksOffAfter(contentType: string, sent: string): Fault {
+  return async (_request, response) => {
+    response.writeHead(200, { "content-type": contentType });
+    response.write(sent);
+    await new Promise((done) => setTimeout(done, 50));
+    response.socket?.destroy();
+  };
+}
+
 /**
  * A model upstream on a loopback socket that misbehaves on purpose: each test hands it the
  * fault to play (slow, reset, malformed, 5xx, silent). It records every request it gets.

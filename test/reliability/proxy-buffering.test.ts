@@ -7,7 +7,7 @@ import { parseConfig } from "../../src/config/load.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createStore } from "../../src/store/create.js";
 import { sample } from "../observability/prometheus-text.js";
-import { FaultUpstream, textChunk } from "./fault-upstream.js";
+import { breaksOffAfter, FaultUpstream, textChunk } from "./fault-upstream.js";
 
 /**
  * What the proxy holds back while it decides whether a response opens with an expand call
@@ -165,12 +165,7 @@ describe("the expand-opening buffer", { timeout: 30_000 }, () => {
 describe("a response that breaks off", { timeout: 30_000 }, () => {
   it("while it is held to see whether it calls expand: the bytes so far, then a broken body", async () => {
     const sent = expandOpening + textChunk("partial");
-    upstream.fault = async (_request, response) => {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      response.write(sent);
-      await new Promise((done) => setTimeout(done, 50));
-      response.socket?.destroy();
-    };
+    upstream.fault = breaksOffAfter("text/event-stream", sent);
 
     const response = await post(true);
 
@@ -182,12 +177,7 @@ describe("a response that breaks off", { timeout: 30_000 }, () => {
 
   it("a JSON answer cut off mid-body: the bytes so far, then a broken body", async () => {
     const sent = '{"id":"chatcmpl-1","choices":[{"index":0,"message":{"role":"assi';
-    upstream.fault = async (_request, response) => {
-      response.writeHead(200, { "content-type": "application/json" });
-      response.write(sent);
-      await new Promise((done) => setTimeout(done, 50));
-      response.socket?.destroy();
-    };
+    upstream.fault = breaksOffAfter("application/json", sent);
 
     const response = await post(false);
 

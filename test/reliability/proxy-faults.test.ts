@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { parseConfig } from "../../src/config/load.js";
 import { createStore } from "../../src/store/create.js";
-import { FaultUpstream, textChunk } from "./fault-upstream.js";
+import { breaksOffAfter, FaultUpstream, textChunk } from "./fault-upstream.js";
 
 /**
  * §10 faults on the proxy routes, over a real server on an ephemeral port and an upstream on a
@@ -94,12 +94,7 @@ describe("upstream faults on POST /v1/chat/completions", () => {
 
   it("an upstream that resets mid-stream: the client gets the bytes sent so far, then a broken body", async () => {
     const sent = textChunk("partial ") + textChunk("answer");
-    upstream.fault = async (_request, response) => {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      response.write(sent);
-      await new Promise((done) => setTimeout(done, 50));
-      response.socket?.destroy();
-    };
+    upstream.fault = breaksOffAfter("text/event-stream", sent);
     const response = await post(true);
     expect(response.status).toBe(200);
     expect(await readAll(response)).toEqual({ text: sent, failed: true });
