@@ -8,6 +8,7 @@ import {
   expandCall,
 } from "../support/model-replies.js";
 import {
+  anthropicClient,
   anthropicConversation,
   FOREIGN_ID,
   type Harness,
@@ -43,11 +44,7 @@ describe("Anthropic proxy with the official client", () => {
 
   beforeAll(async () => {
     harness = await startHarness();
-    client = new Anthropic({
-      baseURL: `http://127.0.0.1:${harness.port}`,
-      apiKey: "sk-ant-client",
-      maxRetries: 0,
-    });
+    client = anthropicClient(harness);
   });
   afterAll(() => harness.close());
   beforeEach(() => harness.reset());
@@ -202,11 +199,7 @@ describe("Anthropic proxy without a reachable upstream", () => {
     const harness = await startHarness();
     const port = harness.upstream.port;
     await harness.upstream.close();
-    const client = new Anthropic({
-      baseURL: `http://127.0.0.1:${harness.port}`,
-      apiKey: "sk-ant",
-      maxRetries: 0,
-    });
+    const client = anthropicClient(harness, { apiKey: "sk-ant" });
 
     const error = await client.messages
       .create(anthropicConversation())

@@ -3,8 +3,10 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { anthropicJson, openaiJson } from "../support/model-replies.js";
 import {
+  anthropicClient,
   anthropicConversation,
   type Harness,
+  openaiClient,
   openaiConversation,
   startHarness,
 } from "../support/proxy-harness.js";
@@ -12,17 +14,6 @@ import {
 /** §10: a configured gateway key is never spent for a caller without `auth.token`. */
 const TOKEN = "proxy-token-0123456789abcdef";
 const GATEWAY = { openai: "sk-gateway-openai-1", anthropic: "sk-gateway-anthropic-2" };
-
-const openaiClient = (harness: Harness, apiKey: string) =>
-  new OpenAI({ baseURL: `http://127.0.0.1:${harness.port}/v1`, apiKey, maxRetries: 0 });
-const anthropicClient = (harness: Harness, credentials: { apiKey?: string; authToken?: string }) =>
-  new Anthropic({
-    baseURL: `http://127.0.0.1:${harness.port}`,
-    apiKey: null,
-    authToken: null,
-    ...credentials,
-    maxRetries: 0,
-  });
 
 describe("proxy routes with gateway keys require auth.token", () => {
   let harness: Harness;

@@ -1,9 +1,10 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { expandCall, openaiJson } from "../support/model-replies.js";
 import {
   type Harness,
   MASKED_ID,
+  openaiClient,
   openaiConversation,
   startHarness,
   toolOutput,
@@ -17,11 +18,7 @@ describe("the expand loop resolves only ids of the request it carries", () => {
 
   beforeAll(async () => {
     harness = await startHarness();
-    client = new OpenAI({
-      baseURL: `http://127.0.0.1:${harness.port}/v1`,
-      apiKey: "sk-client",
-      maxRetries: 0,
-    });
+    client = openaiClient(harness);
   });
   afterAll(() => harness.close());
   beforeEach(() => harness.reset());

@@ -5,6 +5,7 @@ import {
   FOREIGN_ID,
   type Harness,
   MASKED_ID,
+  openaiClient,
   openaiConversation,
   startHarness,
   toolOutput,
@@ -36,11 +37,7 @@ describe("OpenAI proxy with the official client", () => {
 
   beforeAll(async () => {
     harness = await startHarness();
-    client = new OpenAI({
-      baseURL: `http://127.0.0.1:${harness.port}/v1`,
-      apiKey: "sk-client",
-      maxRetries: 0,
-    });
+    client = openaiClient(harness);
   });
   afterAll(() => harness.close());
   beforeEach(() => harness.reset());
@@ -182,11 +179,7 @@ describe("OpenAI proxy with the official client", () => {
         for (let i = 0; i < 8; i++) void small.store.put("flood", [{ key: `f${i}`, value: "x" }]);
         return reply(false, null, [expandCall(MASKED_ID)]);
       });
-      const smallClient = new OpenAI({
-        baseURL: `http://127.0.0.1:${small.port}/v1`,
-        apiKey: "sk-client",
-        maxRetries: 0,
-      });
+      const smallClient = openaiClient(small);
 
       const data = await smallClient.chat.completions.create(openaiConversation(), session());
 
@@ -370,11 +363,7 @@ describe("OpenAI proxy without a reachable upstream", () => {
     const harness = await startHarness();
     const port = harness.upstream.port;
     await harness.upstream.close();
-    const client = new OpenAI({
-      baseURL: `http://127.0.0.1:${harness.port}/v1`,
-      apiKey: "sk",
-      maxRetries: 0,
-    });
+    const client = openaiClient(harness, "sk");
 
     const error = await client.chat.completions
       .create(openaiConversation())

@@ -1,10 +1,10 @@
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { anthropicJson, openaiJson } from "../support/model-replies.js";
 import {
+  anthropicClient,
   anthropicConversation,
   type Harness,
+  openaiClient,
   openaiConversation,
   startHarness,
 } from "../support/proxy-harness.js";
@@ -38,11 +38,7 @@ describe("the upstream's own x-context-guru-* response headers never reach the c
 
   it("OpenAI client", async () => {
     harness.upstream.reply({ ...openaiJson("hi"), headers: FORGED });
-    const client = new OpenAI({
-      baseURL: `http://127.0.0.1:${harness.port}/v1`,
-      apiKey: "sk-client",
-      maxRetries: 0,
-    });
+    const client = openaiClient(harness);
     const { response } = await client.chat.completions
       .create(openaiConversation(), options)
       .withResponse();
@@ -57,11 +53,7 @@ describe("the upstream's own x-context-guru-* response headers never reach the c
 
   it("Anthropic client", async () => {
     harness.upstream.reply({ ...anthropicJson([{ type: "text", text: "hi" }]), headers: FORGED });
-    const client = new Anthropic({
-      baseURL: `http://127.0.0.1:${harness.port}`,
-      apiKey: "sk-ant-client",
-      maxRetries: 0,
-    });
+    const client = anthropicClient(harness);
     const { response } = await client.messages
       .create(anthropicConversation(), options)
       .withResponse();

@@ -1,8 +1,8 @@
 import type { AddressInfo } from "node:net";
-import type Anthropic from "@anthropic-ai/sdk";
+import Anthropic from "@anthropic-ai/sdk";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Hono } from "hono";
-import type OpenAI from "openai";
+import OpenAI from "openai";
 import { createApp } from "../../src/app.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import type { BailReason, ProxyEvents } from "../../src/proxy/events.js";
@@ -170,4 +170,23 @@ export function anthropicConversation(): Anthropic.MessageCreateParamsNonStreami
       },
     ],
   };
+}
+
+/** The official OpenAI client against the proxy served on `server.port`, without retries. */
+export function openaiClient(server: { readonly port: number }, apiKey = "sk-client"): OpenAI {
+  return new OpenAI({ baseURL: `http://127.0.0.1:${server.port}/v1`, apiKey, maxRetries: 0 });
+}
+
+/** The official Anthropic client against the proxy served on `server.port`, without retries. */
+export function anthropicClient(
+  server: { readonly port: number },
+  credentials: { apiKey?: string; authToken?: string } = { apiKey: "sk-ant-client" },
+): Anthropic {
+  return new Anthropic({
+    baseURL: `http://127.0.0.1:${server.port}`,
+    apiKey: null,
+    authToken: null,
+    ...credentials,
+    maxRetries: 0,
+  });
 }
