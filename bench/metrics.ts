@@ -14,7 +14,7 @@ export interface Savings {
   readonly share: number | null;
 }
 
-/** Tokens saved over a set of bodies, counted together (what one request saves, not a session's cost). */
+/** Tokens saved over a set of bodies, counted together: what one request saves, not a session. */
 export function tokenSavings(counts: readonly TokenCount[]): Savings {
   let before = 0;
   let after = 0;
