@@ -35,7 +35,7 @@ export interface AdapterResult {
   readonly goal: string;
 }
 
-/** Builds the transcript of a parsed body whose text was scanned, classing outputs by `classify`. */
+/** Builds the transcript of a scanned body, classing its tool outputs by `classify`. */
 export function readTranscript(
   provider: Provider,
   messages: readonly unknown[],
