@@ -31,6 +31,7 @@ export function countedStore(store: Store, calls: StoreCalls): Store {
       calls.keep++;
       return store.keep(session, ids);
     },
+    observe: (session, write) => store.observe(session, write),
     ready: () => store.ready(),
     stats: () => store.stats(),
     close: () => store.close(),

@@ -139,6 +139,7 @@ export function createApp(deps: AppDeps): Hono {
       ...services,
       compactor: observed,
       proxyEvents: withUpstreamFailureLog(deps.proxyEvents ?? metrics.proxyEvents(), logger),
+      cacheEvents: metrics.cacheEvents(),
     }),
   );
   app.route("/", metricsRoute(metrics));

@@ -1,3 +1,4 @@
+import type { CachePrediction } from "./cache/observation.js";
 import { type CacheState, type CacheTreatment, overBudget, treatRequest } from "./cache/policy.js";
 import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
@@ -79,6 +80,8 @@ export interface CompactResult {
   readonly markerIds: readonly string[];
   /** What the request was treated as (§4a), and why. */
   readonly cache: CacheTreatment;
+  /** What it expects of the server's cache, for the proxy to set against what was served. */
+  readonly prediction?: CachePrediction | undefined;
   /** Already-sent outputs given back as they were returned before. */
   readonly replayed: number;
   /** Set when full markers acted as off because the model cannot call the expand tool. */
@@ -224,6 +227,7 @@ export class Compactor {
       markers: run.markers,
       markerIds: run.markerIds,
       cache: treatment,
+      prediction: predict(history, treatment),
       replayed: run.replayed,
       pipelineFallback: parsed.pipelineFallback,
       report: run.report,
@@ -426,6 +430,18 @@ export class Compactor {
       report,
     };
   }
+}
+
+/** What a request treated as `treatment` expects of the server's cache (§4a). */
+function predict(history: History, treatment: CacheTreatment): CachePrediction {
+  const { ledger, now } = history;
+  return {
+    at: now,
+    idleMs: ledger.lastRequestAt === undefined ? undefined : now - ledger.lastRequestAt,
+    expectedHit: treatment.state === "warm" && history.head !== undefined,
+    previousInputTokens: ledger.observed?.inputTokens,
+    learned: ledger.learned,
+  };
 }
 
 /** `\u` or `\/` in a string literal: spellings JSON.stringify would not write. */

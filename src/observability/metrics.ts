@@ -1,9 +1,11 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { CacheObserverEvents } from "../cache/observed.js";
 import type { JobEnd, JobKind, JobThread } from "../compaction/compaction.js";
 import type { CompactResult } from "../compactor.js";
 import { componentNames } from "../config/schema.js";
 import type { BailReason, ProxyEvents } from "../proxy/events.js";
 import type { Store } from "../store/types.js";
+import { cacheObservationMetrics } from "./cache-metrics.js";
 import { storeGauges } from "./store-gauges.js";
 
 const bailReasons = Object.keys({
@@ -22,6 +24,7 @@ export const storeOperations = [
   "get",
   "ledger",
   "keep",
+  "observe",
   "ready",
   "stats",
   "connection",
@@ -99,7 +102,7 @@ export class Metrics {
   readonly #markers = this.#tally("cg_markers_written_total", "Markers written.", ["component"]);
   readonly #cacheRequests = this.#tally(
     "cg_cache_requests_total",
-    "Compactions by what they were treated as (§4a): warm (recent, unknown history, header) or cold (header, ttl, budget, policy).",
+    "Compactions by what they were treated as (§4a): warm (recent, unknown history, header, observed) or cold (header, ttl, observed, budget, policy).",
     ["state", "reason"],
   );
   readonly #replayed = this.#tally(
@@ -163,6 +166,7 @@ export class Metrics {
     ["provider", "delivery"],
   );
   readonly #storeErrors: Counter;
+  readonly #cacheObserved = cacheObservationMetrics(this.registry);
 
   constructor({ store, processMetrics = true }: MetricsOptions = {}) {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -241,6 +245,11 @@ export class Metrics {
     };
   }
 
+  /** The observed cache state's hooks: predicted vs served, idle times, the learned lifetime. */
+  cacheEvents(): CacheObserverEvents {
+    return this.#cacheObserved;
+  }
+
   /** One compaction or rehydration job: on which thread it ran and how it ended. */
   observeJob(job: JobKind, thread: JobThread, end: JobEnd): void {
     this.#jobs.add(`${job} ${thread} ${end}`, 1, () => ({ job, thread, end }));
@@ -270,8 +279,8 @@ export class Metrics {
     }
     for (const reason of bailReasons) this.#expandBails.inc({ reason }, 0);
     for (const [state, reasons] of [
-      ["warm", ["recent", "unknown", "header"]],
-      ["cold", ["header", "ttl", "budget", "policy"]],
+      ["warm", ["recent", "unknown", "header", "observed"]],
+      ["cold", ["header", "ttl", "budget", "policy", "observed"]],
     ] as const) {
       for (const reason of reasons) this.#cacheRequests.counter.inc({ state, reason }, 0);
     }

@@ -18,6 +18,7 @@ export function observedStore(store: Store, metrics: Pick<Metrics, "storeError">
     get: (session, key) => counted("get", () => store.get(session, key)),
     ledger: (session) => counted("ledger", () => store.ledger(session)),
     keep: (session, ids) => counted("keep", () => store.keep(session, ids)),
+    observe: (session, write) => counted("observe", () => store.observe(session, write)),
     ready: () => counted("ready", () => store.ready()),
     stats: () => store.stats(),
     close: () => store.close(),

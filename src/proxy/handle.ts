@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import type { CacheObserver } from "../cache/observed.js";
 import type { Config } from "../config/schema.js";
 import { causeCode } from "../errors/cause-code.js";
 import type { Store } from "../store/types.js";
@@ -20,6 +21,8 @@ export interface ProxyContext extends PrepareDeps {
   readonly store: Store;
   readonly client: UpstreamClient;
   readonly events: ProxyEvents;
+  /** Records what the server served from its prompt cache against the prediction (§4a). */
+  readonly observer: Pick<CacheObserver, "observeBody">;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -75,13 +78,24 @@ export async function handleProxy(
     const headers = relayedResponseHeaders(round.upstream.headers);
     headers.set("x-context-guru-session", prepared.session);
     headers.set("x-context-guru-expand-rounds", String(rounds));
-    if (prepared.cache !== undefined) headers.set("x-context-guru-cache", prepared.cache);
+    if (prepared.cache !== undefined) {
+      headers.set("x-context-guru-cache", prepared.cache.state);
+      headers.set("x-context-guru-cache-reason", prepared.cache.reason);
+    }
     if (prepared.tokensBefore !== undefined && prepared.tokensAfter !== undefined) {
       headers.set("x-context-guru-tokens-before", String(prepared.tokensBefore));
       headers.set("x-context-guru-tokens-after", String(prepared.tokensAfter));
     }
     context.events.onResponse?.({ provider, streamed: round.streamed });
-    const body = relayBody(round.body(), delivery.outgoing, (end) => delivery.onBodyEnd?.(end));
+    const served = round.upstream.ok
+      ? context.observer.observeBody(
+          round.body(),
+          provider === "openai" ? "chat" : "anthropic",
+          prepared.session,
+          prepared.prediction,
+        )
+      : round.body();
+    const body = relayBody(served, delivery.outgoing, (end) => delivery.onBodyEnd?.(end));
     return new Response(body, {
       status: round.upstream.status,
       statusText: round.upstream.statusText,

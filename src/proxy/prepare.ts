@@ -1,4 +1,5 @@
-import { type CacheState, parseCacheHeader } from "../cache/policy.js";
+import type { CachePrediction } from "../cache/observation.js";
+import { type CacheTreatment, parseCacheHeader } from "../cache/policy.js";
 import type { Compactor, CompactResult } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import { credentialHeaders } from "../model/credential-headers.js";
@@ -21,8 +22,10 @@ export interface Prepared {
   readonly allowed: ReadonlySet<string>;
   readonly tokensBefore: number | undefined;
   readonly tokensAfter: number | undefined;
-  /** What the compaction treated the request as, when it ran. */
-  readonly cache: CacheState | undefined;
+  /** What the compaction treated the request as, and why, when it ran. */
+  readonly cache: CacheTreatment | undefined;
+  /** What the compaction expected of the server's cache, to set against what it served. */
+  readonly prediction: CachePrediction | undefined;
 }
 
 export interface PrepareOptions {
@@ -61,7 +64,8 @@ export async function prepareRequest(
     allowed: new Set(compacted?.markerIds ?? []),
     tokensBefore: compacted?.tokensBefore,
     tokensAfter: compacted?.tokensAfter,
-    cache: compacted?.cache.state,
+    cache: compacted?.cache,
+    prediction: compacted?.prediction,
   };
 }
 

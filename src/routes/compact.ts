@@ -44,6 +44,7 @@ export function compactRoutes({ config, compaction, metrics }: Services): Hono {
       "x-context-guru-markers": String(result.markers),
       "x-context-guru-session": result.session,
       "x-context-guru-cache": result.cache.state,
+      "x-context-guru-cache-reason": result.cache.reason,
     };
     if (result.pipelineFallback) headers["x-context-guru-pipeline-fallback"] = "configured";
     if (result.markersDegraded) headers["x-context-guru-markers-degraded"] = result.markersDegraded;

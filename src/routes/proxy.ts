@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { type Context, Hono } from "hono";
+import { CacheObserver, type CacheObserverEvents } from "../cache/observed.js";
 import type { Compactor } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import type { ProxyEvents } from "../proxy/events.js";
@@ -16,6 +17,8 @@ export interface ProxyDeps {
   /** Upstream fetch; defaults to the global fetch. */
   readonly fetch?: typeof fetch;
   readonly proxyEvents?: ProxyEvents | undefined;
+  /** Hooks of the observed cache state; metrics subscribe. */
+  readonly cacheEvents?: CacheObserverEvents | undefined;
 }
 
 /**
@@ -31,6 +34,11 @@ export function proxyRoutes(deps: ProxyDeps): Hono {
     compactor: deps.compactor,
     client: new UpstreamClient(config.upstream, deps.fetch),
     events: deps.proxyEvents ?? {},
+    observer: new CacheObserver({
+      config: config.cache,
+      store: deps.store,
+      events: deps.cacheEvents,
+    }),
   };
   const limit = limitBody(config.limits.body_bytes);
   const app = new Hono();

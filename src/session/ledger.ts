@@ -1,3 +1,5 @@
+import type { LearnedLifetime } from "../cache/lifetime.js";
+import type { CacheObservation } from "../cache/observation.js";
 import { isComponentName } from "../config/presets.js";
 import type { ComponentName } from "../config/schema.js";
 
@@ -38,6 +40,13 @@ export interface SessionLedger {
   readonly heads: ReadonlyMap<string, Head>;
   /** Content ids of originals the model expanded: later decisions keep them verbatim. */
   readonly kept: ReadonlySet<string>;
+  /**
+   * The cache lifetimes learned from what the server served (§4a): the session's own, and the
+   * deployment's (read with the ledger, kept apart from it). Absent: no evidence yet.
+   */
+  readonly learned?: LearnedLifetime | undefined;
+  /** What the server served for the session's latest observed request. */
+  readonly observed?: CacheObservation | undefined;
 }
 
 export const EMPTY_LEDGER: SessionLedger = Object.freeze({

@@ -19,6 +19,7 @@ export function withDeadline(store: Store, timeoutMs: number): Store {
     ledger: (session: string) => bound("ledger", () => store.ledger(session)),
     keep: (session: string, ids: readonly string[]) =>
       bound("keep", () => store.keep(session, ids)),
+    observe: (session, write) => bound("observe", () => store.observe(session, write)),
     ready: () => bound("ready", () => store.ready()).catch(() => false),
     stats: (): Promise<StoreStats> => bound("stats", () => store.stats()),
     close: () => bound("close", () => store.close()),

@@ -1,4 +1,6 @@
 import { LRUCache } from "lru-cache";
+import { DEPLOYMENT_WEIGHT, stepLifetime } from "../cache/lifetime.js";
+import type { ObservationWrite } from "../cache/observation.js";
 import {
   EMPTY_LEDGER,
   type Head,
@@ -25,6 +27,8 @@ export interface MemoryLedgerOptions {
 export class MemoryLedgers {
   readonly #ledgers: LRUCache<string, SessionLedger>;
   readonly #maxKept: number;
+  /** The deployment's learned cache lifetime (ms): every session of this process moves it. */
+  #deploymentLifetime: number | undefined;
 
   constructor(options: MemoryLedgerOptions) {
     const { clock } = options;
@@ -40,20 +44,44 @@ export class MemoryLedgers {
   }
 
   get(session: string): SessionLedger {
+    const ledger = this.#stored(session);
+    const deployment = this.#deploymentLifetime;
+    if (deployment === undefined) return ledger;
+    return { ...ledger, learned: { session: ledger.learned?.session, deployment } };
+  }
+
+  #stored(session: string): SessionLedger {
     return this.#ledgers.get(session) ?? EMPTY_LEDGER;
   }
 
   write(session: string, write: LedgerWrite): void {
-    const ledger = this.get(session);
+    const ledger = this.#stored(session);
     const heads = new Map<string, Head>(ledger.heads);
     for (const id of write.evict) heads.delete(id);
     if (write.chain !== undefined && write.head !== undefined) heads.set(write.chain, write.head);
-    this.#ledgers.set(session, { lastRequestAt: write.at, heads, kept: ledger.kept });
+    this.#ledgers.set(session, { ...ledger, lastRequestAt: write.at, heads });
+  }
+
+  /** Records an observation; the deployment's learned lifetime after it. */
+  observe(session: string, write: ObservationWrite): number | undefined {
+    const ledger = this.#stored(session);
+    const sessionLifetime = write.sessionLifetimeMs ?? ledger.learned?.session;
+    this.#ledgers.set(session, {
+      ...ledger,
+      observed: write.observation,
+      learned: { session: sessionLifetime, deployment: undefined },
+    });
+    if (write.deployment) {
+      const { evidence, bounds } = write.deployment;
+      const current = this.#deploymentLifetime ?? bounds.priorMs;
+      this.#deploymentLifetime = stepLifetime(current, evidence, DEPLOYMENT_WEIGHT, bounds);
+    }
+    return this.#deploymentLifetime;
   }
 
   keep(session: string, ids: readonly string[]): void {
     if (ids.length === 0) return;
-    const ledger = this.get(session);
+    const ledger = this.#stored(session);
     const kept = new Set(ledger.kept);
     addNewest(kept, ids, this.#maxKept);
     this.#ledgers.set(session, { ...ledger, kept });
@@ -61,6 +89,7 @@ export class MemoryLedgers {
 
   clear(): void {
     this.#ledgers.clear();
+    this.#deploymentLifetime = undefined;
   }
 }
 
@@ -69,5 +98,6 @@ function ledgerBytes(session: string, ledger: SessionLedger): number {
   let bytes = 128 + session.length * 2;
   for (const [id, head] of ledger.heads) bytes += 96 + id.length * 2 + head.outputs.length * 8;
   for (const id of ledger.kept) bytes += 48 + id.length * 2;
+  if (ledger.observed) bytes += 96;
   return bytes;
 }

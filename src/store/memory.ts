@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import type { ObservationWrite } from "../cache/observation.js";
 import type { StoreConfig } from "../config/schema.js";
 import { StoreCapacityError } from "../errors/store-error.js";
 import type { SessionLedger } from "../session/ledger.js";
@@ -135,6 +136,10 @@ export class MemoryStore implements Store {
 
   async keep(session: string, ids: readonly string[]): Promise<void> {
     this.#ledgers.keep(session, ids);
+  }
+
+  async observe(session: string, write: ObservationWrite): Promise<number | undefined> {
+    return this.#ledgers.observe(session, write);
   }
 
   async ready(): Promise<boolean> {

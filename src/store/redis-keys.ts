@@ -4,18 +4,43 @@
  *   `o:<session>` per owning session. Value and owners live and expire together.
  * - `<prefix>l:<session>`: hash of the session's ledger (§4a): field `t` the time of its last
  *   request, `h:<conversation id>` one encoded head each, `k:<content id>` one kept-verbatim id
- *   each (its value orders them), `kn` the last order number given.
+ *   each (its value orders them), `kn` the last order number given, `c` the session's learned
+ *   cache lifetime (ms), `s` its latest cache observation (encoded).
+ * - `<prefix>lifetime`: the deployment's learned cache lifetime (ms), shared by every replica.
  */
 export function redisKeys(prefix: string) {
   return {
     entry: (key: string) => `${prefix}e:${key}`,
     ledger: (session: string) => `${prefix}l:${session}`,
+    lifetime: `${prefix}lifetime`,
   };
 }
 
 export const LAST_REQUEST_FIELD = "t";
 export const HEAD_PREFIX = "h:";
 export const KEPT_PREFIX = "k:";
+export const LIFETIME_FIELD = "c";
+export const OBSERVED_FIELD = "s";
+
+/** How long the deployment's learned lifetime outlives its last evidence. */
+export const DEPLOYMENT_LIFETIME_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Moves the deployment's learned lifetime KEYS[1] one step, atomically across replicas, as
+ * stepLifetime (src/cache/lifetime.ts) does: ARGV[1] prior, ARGV[2] step (`shorten` or
+ * `lengthen`), ARGV[3] target, ARGV[4] weight, ARGV[5] min, ARGV[6] max (ms), ARGV[7] key TTL
+ * (ms). Returns the lifetime after the step.
+ */
+export const STEP_LIFETIME_LUA = `
+local current = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+local target = tonumber(ARGV[3])
+local moves = (ARGV[2] == 'shorten' and target < current) or (ARGV[2] == 'lengthen' and target > current)
+local next = current
+if moves then next = math.floor(current + (target - current) * tonumber(ARGV[4]) + 0.5) end
+next = math.min(tonumber(ARGV[6]), math.max(tonumber(ARGV[5]), next))
+redis.call('SET', KEYS[1], next, 'PX', ARGV[7])
+return next
+`;
 
 export const VALUE_FIELD = "v";
 

@@ -1,4 +1,11 @@
 import { Redis } from "ioredis";
+import { DEPLOYMENT_WEIGHT } from "../cache/lifetime.js";
+import {
+  type CacheObservation,
+  decodeObservation,
+  encodeObservation,
+  type ObservationWrite,
+} from "../cache/observation.js";
 import type { StoreConfig } from "../config/schema.js";
 import { StoreUnavailableError } from "../errors/store-error.js";
 import {
@@ -10,13 +17,17 @@ import {
 } from "../session/ledger.js";
 import { checkPut } from "./entry-size.js";
 import {
+  DEPLOYMENT_LIFETIME_TTL_MS,
   GET_OWNED_LUA,
   HEAD_PREFIX,
   KEEP_LUA,
   KEPT_PREFIX,
   LAST_REQUEST_FIELD,
+  LIFETIME_FIELD,
+  OBSERVED_FIELD,
   ownerField,
   redisKeys,
+  STEP_LIFETIME_LUA,
   VALUE_FIELD,
 } from "./redis-keys.js";
 import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
@@ -31,6 +42,10 @@ type Reply = [error: Error | null, result: unknown];
 interface Scripts {
   cgGetOwned(key: string, owner: string, ttlMs: string): Promise<string | null>;
   cgKeep(key: string, cap: string, ttlMs: string, ...ids: string[]): Promise<number>;
+}
+/** The lifetime step as a command of a transaction (see redis-keys.ts). */
+interface StepLifetime {
+  cgStepLifetime(key: string, ...args: string[]): unknown;
 }
 
 /** How long a successful or failed PING answers readiness before it is asked again. */
@@ -68,6 +83,7 @@ export class RedisStore implements Store {
     });
     this.redis.defineCommand("cgGetOwned", { numberOfKeys: 1, lua: GET_OWNED_LUA });
     this.redis.defineCommand("cgKeep", { numberOfKeys: 1, lua: KEEP_LUA });
+    this.redis.defineCommand("cgStepLifetime", { numberOfKeys: 1, lua: STEP_LIFETIME_LUA });
     this.redis.on("error", (error: Error) => options.onError?.(error));
     const forget = () => {
       this.#checked = undefined;
@@ -99,9 +115,43 @@ export class RedisStore implements Store {
 
   async ledger(session: string): Promise<SessionLedger> {
     const key = this.#keys.ledger(session);
-    const transaction = this.redis.multi().hgetall(key).pexpire(key, this.#ttlMs);
-    const [fields] = await this.#exec("ledger", transaction.exec());
-    return readLedger(fields);
+    const transaction = this.redis
+      .multi()
+      .hgetall(key)
+      .pexpire(key, this.#ttlMs)
+      .get(this.#keys.lifetime);
+    const [fields, , deployment] = await this.#exec("ledger", transaction.exec());
+    return readLedger(fields, deployment);
+  }
+
+  async observe(session: string, write: ObservationWrite): Promise<number | undefined> {
+    const key = this.#keys.ledger(session);
+    const fields = [OBSERVED_FIELD, encodeObservation(write.observation)];
+    if (write.sessionLifetimeMs !== undefined) {
+      fields.push(LIFETIME_FIELD, String(write.sessionLifetimeMs));
+    }
+    const transaction = this.redis
+      .multi()
+      .hset(key, ...fields)
+      .pexpire(key, this.#ttlMs);
+    const lifetime = this.#keys.lifetime;
+    const { deployment } = write;
+    if (deployment === undefined) transaction.get(lifetime);
+    else {
+      const { evidence, bounds } = deployment;
+      (transaction as unknown as StepLifetime).cgStepLifetime(
+        lifetime,
+        String(bounds.priorMs),
+        evidence.step,
+        String(evidence.targetMs),
+        String(DEPLOYMENT_WEIGHT),
+        String(bounds.minMs),
+        String(bounds.maxMs),
+        String(DEPLOYMENT_LIFETIME_TTL_MS),
+      );
+    }
+    const [, , after] = await this.#exec("observe", transaction.exec());
+    return readCount(after);
   }
 
   async keep(session: string, ids: readonly string[]): Promise<void> {
@@ -184,11 +234,23 @@ export class RedisStore implements Store {
   }
 }
 
-/** The ledger a HGETALL reply holds; records that do not decode are left out. */
-function readLedger(fields: unknown): SessionLedger {
+/** A whole non-negative number of a reply, or undefined. */
+function readCount(value: unknown): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const number = Number(value);
+  return Number.isInteger(number) && number >= 0 ? number : undefined;
+}
+
+/**
+ * The ledger a HGETALL reply holds, with the deployment's learned lifetime; records that do not
+ * decode are left out.
+ */
+function readLedger(fields: unknown, deploymentLifetime: unknown): SessionLedger {
   const heads = new Map<string, Head>();
   const kept: [string, number][] = [];
   let lastRequestAt: number | undefined;
+  let sessionLifetime: number | undefined;
+  let observed: CacheObservation | undefined;
   if (typeof fields === "object" && fields !== null) {
     for (const [field, value] of Object.entries(fields as Record<string, unknown>)) {
       if (typeof value !== "string") continue;
@@ -200,9 +262,24 @@ function readLedger(fields: unknown): SessionLedger {
         if (head) heads.set(field.slice(HEAD_PREFIX.length), head);
       } else if (field.startsWith(KEPT_PREFIX)) {
         kept.push([field.slice(KEPT_PREFIX.length), Number(value)]);
+      } else if (field === LIFETIME_FIELD) {
+        sessionLifetime = readCount(value);
+      } else if (field === OBSERVED_FIELD) {
+        observed = decodeObservation(value);
       }
     }
   }
   kept.sort((a, b) => a[1] - b[1]);
-  return { lastRequestAt, heads, kept: new Set(kept.map(([id]) => id)) };
+  const deployment = readCount(deploymentLifetime);
+  const learned =
+    sessionLifetime === undefined && deployment === undefined
+      ? undefined
+      : { session: sessionLifetime, deployment };
+  return {
+    lastRequestAt,
+    heads,
+    kept: new Set(kept.map(([id]) => id)),
+    ...(learned ? { learned } : {}),
+    ...(observed ? { observed } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import type { ObservationWrite } from "../cache/observation.js";
 import type { LedgerWrite, SessionLedger } from "../session/ledger.js";
 
 /** One original to keep: `value` under `key` (a marker id, or a reformat record key). */
@@ -41,6 +42,12 @@ export interface Store {
   ledger(session: string): Promise<SessionLedger>;
   /** Records content ids the model expanded, so later decisions keep those originals verbatim. */
   keep(session: string, ids: readonly string[]): Promise<void>;
+  /**
+   * Records what the server served for one of the session's requests (§4a "Observed cache
+   * state") and moves the learned lifetimes; resolves to the deployment's learned lifetime after
+   * it (ms), undefined while nothing has moved it.
+   */
+  observe(session: string, write: ObservationWrite): Promise<number | undefined>;
   /** True when the backend can serve requests now (readiness). */
   ready(): Promise<boolean>;
   stats(): Promise<StoreStats>;

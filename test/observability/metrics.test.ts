@@ -17,6 +17,7 @@ function fakeStore(stats: () => Promise<StoreStats>): Store {
     get: async () => undefined,
     ledger: async () => EMPTY_LEDGER,
     keep: async () => {},
+    observe: async () => undefined,
     ready: async () => true,
     stats,
     close: async () => {},

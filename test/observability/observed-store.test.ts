@@ -17,6 +17,9 @@ const failing: Store = {
     throw new Error("ledger failed synchronously");
   },
   keep: async () => {},
+  observe: async () => {
+    throw new Error("observe failed");
+  },
   ready: async () => false,
   stats: async () => ({ entries: 0, bytes: 0 }),
   close: async () => {},

@@ -54,7 +54,8 @@ describe.skipIf(skipped)("store round trips of one /compact on Redis", () => {
     expect({ writes, commands, heads: ledger.heads.size }).toEqual({
       writes: 2,
       commands: [
-        ...["multi", "hgetall", "pexpire", "exec"],
+        // The ledger, and the deployment's learned cache lifetime read with it.
+        ...["multi", "hgetall", "pexpire", "get", "exec"],
         "multi",
         ...Array.from({ length: stashed }, () => ["hset", "pexpire"]).flat(),
         "hset",

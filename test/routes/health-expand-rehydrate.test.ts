@@ -17,6 +17,7 @@ function downStore(): Store {
     get: fail,
     ledger: fail,
     keep: fail,
+    observe: fail,
     ready: () => Promise.resolve(false),
     stats: fail,
     close: () => Promise.resolve(),

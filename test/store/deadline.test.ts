@@ -16,6 +16,7 @@ function hangingStore(answers: Partial<Store> = {}): Store {
     get: never,
     ledger: never,
     keep: never,
+    observe: never,
     ready: never,
     stats: never,
     close: never,
@@ -32,6 +33,22 @@ describe("withDeadline", () => {
     { operation: "get", call: (store: Store) => store.get("s", "k") },
     { operation: "ledger", call: (store: Store) => store.ledger("s") },
     { operation: "keep", call: (store: Store) => store.keep("s", ["a"]) },
+    {
+      operation: "observe",
+      call: (store: Store) =>
+        store.observe("s", {
+          observation: {
+            at: 0,
+            idleMs: 1,
+            predicted: "hit",
+            observed: "miss",
+            cachedTokens: 0,
+            inputTokens: 10,
+          },
+          sessionLifetimeMs: undefined,
+          deployment: undefined,
+        }),
+    },
     { operation: "stats", call: (store: Store) => store.stats() },
     { operation: "close", call: (store: Store) => store.close() },
   ])("rejects a hanging $operation after the deadline", async ({ operation, call }) => {

@@ -34,9 +34,13 @@ export interface Harness {
 
 /**
  * The proxy served on an ephemeral loopback port in front of a scripted upstream, with a memory
- * store and the `mask` pipeline (the oldest of four large tool outputs becomes a marker).
+ * store and the `mask` pipeline (the oldest of four large tool outputs becomes a marker), its
+ * session ledger on `options.clock` when given.
  */
-export async function startHarness(overrides: ConfigInput = {}): Promise<Harness> {
+export async function startHarness(
+  overrides: ConfigInput = {},
+  options: { readonly clock?: () => number } = {},
+): Promise<Harness> {
   const upstream = await ScriptedUpstream.start();
   const config = configSchema.parse({
     pipeline: ["mask"],
@@ -59,7 +63,13 @@ export async function startHarness(overrides: ConfigInput = {}): Promise<Harness
     onBail: (reason) => events.bails.push(reason),
     onResponse: (info) => events.responses.push(info),
   };
-  const app = createApp({ config, store, proxyEvents, hashKey: TEST_HASH_KEY });
+  const app = createApp({
+    config,
+    store,
+    proxyEvents,
+    hashKey: TEST_HASH_KEY,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const server = await new Promise<ServerType>((resolve) => {
     const listening = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
       resolve(listening),

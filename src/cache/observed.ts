@@ -1,0 +1,92 @@
+import type { CacheConfig } from "../config/schema.js";
+import type { Store } from "../store/types.js";
+import {
+  cacheLifetime,
+  type LifetimeEvidence,
+  lifetimeBounds,
+  lifetimeEvidence,
+  stepLifetime,
+} from "./lifetime.js";
+import type { CacheObservation, CachePrediction, ObservationWrite } from "./observation.js";
+import { type ServedUsage, servedHit, type UsageFormat } from "./usage.js";
+import { type TappedBody, tapUsage } from "./usage-tap.js";
+
+/** Hooks an observer calls as it records; metrics subscribe to them. All optional. */
+export interface CacheObserverEvents {
+  /** One response's served cache, set against its prediction. */
+  onObserved?(observation: CacheObservation): void;
+  /** An observation moved a learned lifetime (the session's; the deployment's follows). */
+  onLifetimeStep?(evidence: LifetimeEvidence): void;
+  /** The deployment's learned lifetime (ms) as the store holds it after a write. */
+  onDeploymentLifetime?(ms: number): void;
+  /** A successful response whose body carried no usage the service could read. */
+  onUnreported?(format: UsageFormat): void;
+}
+
+export interface CacheObserverDeps {
+  readonly config: Pick<CacheConfig, "ttl_seconds">;
+  readonly store: Store;
+  readonly events?: CacheObserverEvents | undefined;
+}
+
+/**
+ * Observed cache state (§4a): where the service sees the model's response, what the server
+ * served from its prompt cache is set against what the compaction predicted, recorded in the
+ * session's ledger, and learned from (cache/lifetime.ts). Recording happens after the response,
+ * never holds its bytes, and a store that fails only loses the observation.
+ */
+export class CacheObserver {
+  constructor(private readonly deps: CacheObserverDeps) {}
+
+  /**
+   * `body` exactly as the client gets it; once it has been read to its end, the usage it carried
+   * (`format`) is recorded for `session` against `prediction` (nothing without a prediction).
+   */
+  observeBody(
+    body: TappedBody,
+    format: UsageFormat,
+    session: string,
+    prediction: CachePrediction | undefined,
+  ): TappedBody {
+    if (prediction === undefined) return body;
+    return tapUsage(body, format, (served) => {
+      if (served === undefined) this.deps.events?.onUnreported?.(format);
+      else void this.record(session, prediction, served);
+    });
+  }
+
+  /**
+   * Records one response's served cache (the Responses route calls this with
+   * `servedUsage("responses", usage)`); resolves once written, never rejects.
+   */
+  async record(session: string, prediction: CachePrediction, served: ServedUsage): Promise<void> {
+    const { config, store, events } = this.deps;
+    const hit = servedHit(served, prediction.previousInputTokens);
+    const { idleMs, expectedHit } = prediction;
+    const observation: CacheObservation = {
+      at: prediction.at,
+      idleMs,
+      predicted: expectedHit ? "hit" : "miss",
+      observed: hit ? "hit" : "miss",
+      cachedTokens: served.cachedTokens,
+      inputTokens: served.inputTokens,
+    };
+    events?.onObserved?.(observation);
+    const current = cacheLifetime(config, prediction.learned).ms;
+    const evidence =
+      idleMs === undefined ? undefined : lifetimeEvidence({ expectedHit, hit, idleMs }, current);
+    const bounds = lifetimeBounds(config);
+    const write: ObservationWrite = {
+      observation,
+      sessionLifetimeMs: evidence ? stepLifetime(current, evidence, 1, bounds) : undefined,
+      deployment: evidence ? { evidence, bounds } : undefined,
+    };
+    if (evidence) events?.onLifetimeStep?.(evidence);
+    try {
+      const deployment = await store.observe(session, write);
+      if (deployment !== undefined) events?.onDeploymentLifetime?.(deployment);
+    } catch {
+      // Counted by the store's error metric; the answer was already given.
+    }
+  }
+}

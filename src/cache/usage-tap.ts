@@ -1,0 +1,115 @@
+import { eventJson, type SseEvent, SseParser } from "../expand/sse.js";
+import { isRecord } from "../wire/detect.js";
+import { mergeAnthropicUsage, type ServedUsage, servedUsage, type UsageFormat } from "./usage.js";
+
+/** A response body as relayed: a stream, a text read whole, or none. */
+export type TappedBody = ReadableStream<Uint8Array> | string | null;
+
+/** A JSON body larger than this is not held for its usage (model answers are far smaller). */
+export const MAX_JSON_USAGE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * `body` as it is, byte for byte, read by the client at its own pace; `onUsage` is called once
+ * when the body has been read whole, with the usage it carried (undefined when none could be
+ * read), and never when the body broke off or the client left. A stream is observed as its
+ * chunks pass, each after it was handed on; a text is read after the response is on its way.
+ */
+export function tapUsage(
+  body: TappedBody,
+  format: UsageFormat,
+  onUsage: (served: ServedUsage | undefined) => void,
+): TappedBody {
+  if (body === null) return body;
+  if (typeof body === "string") {
+    setImmediate(() => onUsage(usageOfJson(format, body)));
+    return body;
+  }
+  const reader = body.getReader();
+  const reading = new UsageReader(format);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        onUsage(reading.finish());
+        return;
+      }
+      controller.enqueue(value);
+      reading.push(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** The usage of a whole JSON response body, or undefined. */
+function usageOfJson(format: UsageFormat, text: string): ServedUsage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isRecord(value) ? servedUsage(format, value.usage) : undefined;
+}
+
+/** Follows a body chunk by chunk: a JSON document (held, within a bound) or an event stream. */
+class UsageReader {
+  readonly #decoder = new TextDecoder();
+  #mode: "json" | "sse" | "skip" | undefined;
+  readonly #json: string[] = [];
+  #jsonBytes = 0;
+  readonly #events = new SseParser();
+  #usage: Record<string, unknown> | undefined;
+
+  constructor(private readonly format: UsageFormat) {}
+
+  push(chunk: Uint8Array): void {
+    const text = this.#decoder.decode(chunk, { stream: true });
+    this.#mode ??= modeOf(text);
+    if (this.#mode === "json") {
+      this.#jsonBytes += chunk.byteLength;
+      if (this.#jsonBytes > MAX_JSON_USAGE_BYTES) {
+        this.#mode = "skip";
+        this.#json.length = 0;
+      } else this.#json.push(text);
+    } else if (this.#mode === "sse") {
+      for (const event of this.#events.push(text)) this.#event(event);
+    }
+  }
+
+  finish(): ServedUsage | undefined {
+    const rest = this.#decoder.decode();
+    if (this.#mode === "json") return usageOfJson(this.format, this.#json.join("") + rest);
+    if (this.#mode !== "sse") return undefined;
+    for (const event of [...this.#events.push(rest), ...this.#events.end()]) this.#event(event);
+    return servedUsage(this.format, this.#usage);
+  }
+
+  /** Keeps the usage an event carries: only events that mention it are parsed. */
+  #event(event: SseEvent): void {
+    if (!event.data.includes('"usage"')) return;
+    const data = eventJson(event);
+    if (!isRecord(data)) return;
+    if (this.format === "chat") {
+      if (isRecord(data.usage)) this.#usage = data.usage;
+    } else if (this.format === "anthropic") {
+      // message_start carries the input counts in message.usage; message_delta may repeat them.
+      const usage =
+        data.type === "message_start" && isRecord(data.message) ? data.message.usage : data.usage;
+      if (data.type === "message_start" || data.type === "message_delta") {
+        this.#usage = mergeAnthropicUsage(this.#usage, usage);
+      }
+    } else if (isRecord(data.response) && isRecord(data.response.usage)) {
+      this.#usage = data.response.usage;
+    }
+  }
+}
+
+/** Whether a body's first text opens a JSON document, an event stream, or neither yet. */
+function modeOf(text: string): "json" | "sse" | undefined {
+  const start = text.trimStart();
+  if (start === "") return undefined;
+  return start.startsWith("{") ? "json" : "sse";
+}

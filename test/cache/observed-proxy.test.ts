@@ -1,0 +1,230 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { CacheObservation } from "../../src/cache/observation.js";
+import type { Store } from "../../src/store/types.js";
+import { sample } from "../observability/prometheus-text.js";
+import {
+  anthropicTurns,
+  openaiTurns,
+  type Served,
+  servedReply,
+  type UsageProvider,
+} from "../support/cache-usage.js";
+import {
+  anthropicClient,
+  type Harness,
+  openaiClient,
+  startHarness,
+} from "../support/proxy-harness.js";
+
+const T0 = 1_800_000_000_000;
+const SECOND = 1000;
+
+/** One request through the official client; the response headers once the body was read whole. */
+async function send(
+  harness: Harness,
+  provider: UsageProvider,
+  streaming: boolean,
+  turns: number,
+  session: string,
+): Promise<Headers> {
+  const options = { headers: { "x-context-guru-session": session } };
+  if (provider === "openai") {
+    const client = openaiClient(harness);
+    const body = openaiTurns(turns);
+    if (!streaming)
+      return (await client.chat.completions.create(body, options).withResponse()).response.headers;
+    const { data, response } = await client.chat.completions
+      .create({ ...body, stream: true, stream_options: { include_usage: true } }, options)
+      .withResponse();
+    for await (const _chunk of data);
+    return response.headers;
+  }
+  const client = anthropicClient(harness);
+  const body = anthropicTurns(turns);
+  if (!streaming)
+    return (await client.messages.create(body, options).withResponse()).response.headers;
+  const { data, response } = await client.messages
+    .create({ ...body, stream: true }, options)
+    .withResponse();
+  for await (const _event of data);
+  return response.headers;
+}
+
+/** The session's latest observation once the one for the request at `at` is recorded. */
+async function observedAt(store: Store, session: string, at: number): Promise<CacheObservation> {
+  return vi.waitFor(
+    async () => {
+      const { observed } = await store.ledger(session);
+      if (observed?.at !== at) throw new Error(`no observation at ${at} yet`);
+      return observed;
+    },
+    { timeout: 10_000, interval: 5 },
+  );
+}
+
+const cases = (["openai", "anthropic"] as const).flatMap((provider) =>
+  [false, true].map((streaming) => ({ provider, streaming })),
+);
+
+describe("observed cache state on the proxy routes", () => {
+  let harness: Harness | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  /** A harness on a clock the test moves, answering each request with `served()`. */
+  async function start(provider: UsageProvider, streaming: boolean, served: () => Served) {
+    const clock = { now: T0 };
+    const started = await startHarness({}, { clock: () => clock.now });
+    started.upstream.script(() => servedReply(provider, streaming, served()));
+    harness = started;
+    return { harness: started, clock };
+  }
+
+  it.each(cases)(
+    "a miss after a short idle shortens the lifetime and that idle is then cold ($provider, stream $streaming)",
+    async ({ provider, streaming }) => {
+      let served: Served = { cached: 0, prompt: 1000 };
+      const { harness, clock } = await start(provider, streaming, () => served);
+      const session = `short-${provider}-${streaming}`;
+      const cache = (headers: Headers) => [
+        headers.get("x-context-guru-cache"),
+        headers.get("x-context-guru-cache-reason"),
+      ];
+
+      const first = await send(harness, provider, streaming, 0, session);
+      const firstSeen = await observedAt(harness.store, session, T0);
+
+      clock.now = T0 + 120 * SECOND;
+      served = { cached: 0, prompt: 1100 };
+      const second = await send(harness, provider, streaming, 1, session);
+      const secondSeen = await observedAt(harness.store, session, clock.now);
+      const learned = (await harness.store.ledger(session)).learned;
+
+      clock.now = T0 + 240 * SECOND;
+      served = { cached: 1100, prompt: 1200 };
+      const third = await send(harness, provider, streaming, 2, session);
+
+      expect({
+        headers: [cache(first), cache(second), cache(third)],
+        observations: [firstSeen, secondSeen],
+        learned,
+      }).toEqual({
+        headers: [
+          ["warm", "unknown"],
+          ["warm", "recent"],
+          ["cold", "observed"],
+        ],
+        observations: [
+          {
+            at: T0,
+            idleMs: undefined,
+            predicted: "miss",
+            observed: "miss",
+            cachedTokens: 0,
+            inputTokens: 1000,
+          },
+          {
+            at: T0 + 120 * SECOND,
+            idleMs: 120 * SECOND,
+            predicted: "hit",
+            observed: "miss",
+            cachedTokens: 0,
+            inputTokens: 1100,
+          },
+        ],
+        // 0.9 of the idle that missed; the deployment a quarter of the way from 300 s.
+        learned: { session: 108 * SECOND, deployment: 252 * SECOND },
+      });
+      const metrics = await (await harness.app.request("/metrics")).text();
+      expect([
+        sample(metrics, "cg_cache_observed_total", { predicted: "hit", observed: "miss" }),
+        sample(metrics, "cg_cache_lifetime_steps_total", { step: "shorten" }),
+        sample(metrics, "cg_cache_learned_lifetime_seconds"),
+        sample(metrics, "cg_cache_requests_total", { state: "cold", reason: "observed" }),
+      ]).toEqual([1, 1, 252, 1]);
+    },
+  );
+
+  it.each(cases)(
+    "a hit after a long idle lengthens the lifetime and that idle is then warm ($provider, stream $streaming)",
+    async ({ provider, streaming }) => {
+      let served: Served = { cached: 0, prompt: 1000 };
+      const { harness, clock } = await start(provider, streaming, () => served);
+      const session = `long-${provider}-${streaming}`;
+      const reason = (headers: Headers) =>
+        `${headers.get("x-context-guru-cache")} ${headers.get("x-context-guru-cache-reason")}`;
+
+      await send(harness, provider, streaming, 0, session);
+      await observedAt(harness.store, session, T0);
+
+      clock.now = T0 + 400 * SECOND;
+      served = { cached: 900, prompt: 1100 };
+      const late = await send(harness, provider, streaming, 1, session);
+      const seen = await observedAt(harness.store, session, clock.now);
+      const learned = (await harness.store.ledger(session)).learned;
+
+      clock.now = T0 + 850 * SECOND;
+      const next = await send(harness, provider, streaming, 2, session);
+
+      expect({
+        headers: [reason(late), reason(next)],
+        seen: [seen.predicted, seen.observed, seen.idleMs],
+        learned,
+      }).toEqual({
+        headers: ["cold ttl", "warm observed"],
+        seen: ["miss", "hit", 400 * SECOND],
+        // 1.25 times the idle that hit; the deployment a quarter of the way from 300 s.
+        learned: { session: 500 * SECOND, deployment: 350 * SECOND },
+      });
+    },
+  );
+
+  it.each(["openai", "anthropic"] as const)(
+    "a %s stream reaches the client byte for byte while its usage is read",
+    async (provider) => {
+      const { harness } = await start(provider, true, () => ({ cached: 640, prompt: 1000 }));
+      const path = provider === "openai" ? "/v1/chat/completions" : "/v1/messages";
+      const body = JSON.stringify({
+        ...(provider === "openai" ? openaiTurns(0) : anthropicTurns(0)),
+        stream: true,
+      });
+      const post = (base: string) =>
+        fetch(`${base}${path}`, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json", "x-context-guru-session": "bytes" },
+        }).then((response) => response.text());
+      const direct = await post(
+        `http://127.0.0.1:${harness.upstream.port}${provider === "openai" ? "/v1" : ""}`,
+      );
+      const proxied = await post(`http://127.0.0.1:${harness.port}`);
+      const seen = await observedAt(harness.store, "bytes", T0);
+      expect({
+        same: proxied === direct,
+        cached: seen.cachedTokens,
+        length: proxied.length,
+      }).toEqual({ same: true, cached: 640, length: direct.length });
+    },
+  );
+
+  it("a response without usage teaches nothing and is counted", async () => {
+    const { harness, clock } = await start("openai", false, () => ({ cached: 0, prompt: 1000 }));
+    harness.upstream.script(() => ({ json: { id: "x", object: "chat.completion", choices: [] } }));
+    await send(harness, "openai", false, 0, "no-usage");
+    clock.now = T0 + 120 * SECOND;
+    await send(harness, "openai", false, 1, "no-usage");
+    const read = async () =>
+      sample(
+        await (await harness.app.request("/metrics")).text(),
+        "cg_cache_usage_unreported_total",
+        {
+          format: "chat",
+        },
+      );
+    await vi.waitFor(async () => expect(await read()).toBe(2), { timeout: 10_000, interval: 5 });
+    const ledger = await harness.store.ledger("no-usage");
+    expect([ledger.observed, ledger.learned]).toEqual([undefined, undefined]);
+  });
+});

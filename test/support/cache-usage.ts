@@ -1,0 +1,92 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
+import { anthropicEvents, anthropicJson, openaiEvents, openaiJson } from "./model-replies.js";
+import { anthropicConversation, openaiConversation } from "./proxy-harness.js";
+import type { ScriptedReply } from "./scripted-upstream.js";
+
+/** What the scripted server says it served from its prompt cache. */
+export interface Served {
+  readonly cached: number;
+  readonly prompt: number;
+}
+
+export type UsageProvider = "openai" | "anthropic";
+
+/**
+ * A final answer whose usage reports `served`, as each provider spells it: Chat Completions
+ * `prompt_tokens_details.cached_tokens` (streamed: a last chunk of usage, as with
+ * `stream_options.include_usage`), Anthropic `cache_read_input_tokens` beside the uncached
+ * `input_tokens` (streamed: in `message_start`).
+ */
+export function servedReply(
+  provider: UsageProvider,
+  streaming: boolean,
+  served: Served,
+): ScriptedReply {
+  const text = "Looked at it.";
+  if (provider === "openai") {
+    const usage = {
+      prompt_tokens: served.prompt,
+      completion_tokens: 5,
+      total_tokens: served.prompt + 5,
+      prompt_tokens_details: { cached_tokens: served.cached },
+    };
+    if (!streaming) {
+      const reply = openaiJson(text);
+      return { json: { ...(reply.json as Record<string, unknown>), usage } };
+    }
+    const events = openaiEvents([text]);
+    const done = events.pop();
+    const last = {
+      data: {
+        id: "chatcmpl-1",
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model: "gpt-test",
+        choices: [],
+        usage,
+      },
+    };
+    return { sse: done ? [...events, last, done] : [...events, last] };
+  }
+  const usage = {
+    input_tokens: served.prompt - served.cached,
+    cache_read_input_tokens: served.cached,
+    cache_creation_input_tokens: 0,
+    output_tokens: 5,
+  };
+  if (!streaming) {
+    const reply = anthropicJson([{ type: "text", text }]);
+    return { json: { ...(reply.json as Record<string, unknown>), usage } };
+  }
+  const events = anthropicEvents([{ type: "text", text }]).map((event) => {
+    const data = event.data as Record<string, unknown>;
+    if (data.type !== "message_start") return event;
+    const message = data.message as Record<string, unknown>;
+    return { ...event, data: { ...data, message: { ...message, usage } } };
+  });
+  return { sse: events };
+}
+
+/** The harness conversation after `turns` more exchanges: each request extends the last. */
+export function openaiTurns(turns: number): OpenAI.ChatCompletionCreateParamsNonStreaming {
+  const body = openaiConversation();
+  for (let turn = 0; turn < turns; turn++) {
+    body.messages.push(
+      { role: "assistant", content: `Answer ${turn}.` },
+      { role: "user", content: `Question ${turn + 1}?` },
+    );
+  }
+  return body;
+}
+
+export function anthropicTurns(turns: number): Anthropic.MessageCreateParamsNonStreaming {
+  const body = anthropicConversation();
+  for (let turn = 0; turn < turns; turn++) {
+    body.messages.push(
+      { role: "assistant", content: `Answer ${turn}.` },
+      { role: "user", content: `Question ${turn + 1}?` },
+    );
+  }
+  return body;
+}
