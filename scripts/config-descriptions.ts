@@ -76,7 +76,7 @@ export const descriptions: Readonly<Record<string, string>> = {
   "cache.policy":
     "`freeze`: messages already sent come back byte for byte as before, and only a cold cache re-decides the head; `ignore`: every request is decided afresh.",
   "cache.ttl_seconds":
-    "A session whose previous request is older than this meets a cold prompt cache: its head may be re-decided.",
+    "A session whose previous request is older than this meets a cold prompt cache: its head may be re-decided. The proxy routes learn the real lifetime (per session and deployment) from the cached tokens the model server reports; this is where learning starts.",
   "cache.context_budget_tokens":
     "A request with more message tokens than this is re-decided even while warm (0: never).",
   inject_expand:

@@ -437,7 +437,9 @@ function predict(history: History, treatment: CacheTreatment): CachePrediction {
   const { ledger, now } = history;
   return {
     at: now,
-    idleMs: ledger.lastRequestAt === undefined ? undefined : now - ledger.lastRequestAt,
+    // Replicas' clocks may disagree by a little: an idle time is never negative.
+    idleMs:
+      ledger.lastRequestAt === undefined ? undefined : Math.max(0, now - ledger.lastRequestAt),
     expectedHit: treatment.state === "warm" && history.head !== undefined,
     previousInputTokens: ledger.observed?.inputTokens,
     learned: ledger.learned,

@@ -180,7 +180,11 @@ export const limitsSchema = z
 export const cacheSchema = z.strictObject({
   /** `freeze`: already-sent messages come back as before; `ignore`: every request is re-decided. */
   policy: z.enum(["freeze", "ignore"]).default("freeze"),
-  /** A session idle for longer than this meets a cold cache: its head may be re-decided. */
+  /**
+   * A session idle for longer than this meets a cold cache: its head may be re-decided. The
+   * proxy routes learn the real lifetime from the cached tokens the server reports; this is
+   * where learning starts.
+   */
   ttl_seconds: positive.default(300),
   /** Over this many message tokens a warm request is re-decided too (0: never). */
   context_budget_tokens: count.default(0),
