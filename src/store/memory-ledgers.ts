@@ -69,7 +69,10 @@ export class MemoryLedgers {
     this.#ledgers.set(session, {
       ...ledger,
       observed: write.observation,
-      learned: { session: sessionLifetime, deployment: undefined },
+      // As Redis reads it: no learned lifetimes until there is one.
+      ...(sessionLifetime === undefined
+        ? {}
+        : { learned: { session: sessionLifetime, deployment: undefined } }),
     });
     if (write.deployment) {
       const { evidence, bounds } = write.deployment;

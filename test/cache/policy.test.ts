@@ -52,6 +52,51 @@ describe("treatRequest (§4a)", () => {
     expect(treatRequest(config, header, ledger, now)).toEqual(expected);
   });
 
+  const learned = (session: number | undefined, deployment: number | undefined): SessionLedger => ({
+    ...seenAt(0),
+    learned: { session, deployment },
+  });
+  it.each([
+    {
+      name: "idle past a learned 108 s, within the TTL",
+      ledger: learned(108_000, 252_000),
+      now: 120_000,
+      expected: { state: "cold", reason: "observed" },
+    },
+    {
+      name: "idle within a learned 108 s",
+      ledger: learned(108_000, 252_000),
+      now: 100_000,
+      expected: { state: "warm", reason: "recent" },
+    },
+    {
+      name: "idle past the deployment's 252 s, no session evidence",
+      ledger: learned(undefined, 252_000),
+      now: 260_000,
+      expected: { state: "cold", reason: "observed" },
+    },
+    {
+      name: "idle past the TTL within a learned 500 s",
+      ledger: learned(500_000, undefined),
+      now: 450_000,
+      expected: { state: "warm", reason: "observed" },
+    },
+    {
+      name: "idle past both the TTL and a learned 108 s",
+      ledger: learned(108_000, undefined),
+      now: 400_000,
+      expected: { state: "cold", reason: "ttl" },
+    },
+    {
+      name: "idle past a learned 500 s",
+      ledger: learned(500_000, undefined),
+      now: 500_001,
+      expected: { state: "cold", reason: "ttl" },
+    },
+  ])("learned lifetime: $name", ({ ledger, now, expected }) => {
+    expect(treatRequest(freeze, undefined, ledger, now)).toEqual(expected);
+  });
+
   it.each([
     ["cold", "cold"],
     [" Warm ", "warm"],
