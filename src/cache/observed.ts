@@ -8,7 +8,7 @@ import {
   stepLifetime,
 } from "./lifetime.js";
 import type { CacheObservation, CachePrediction, ObservationWrite } from "./observation.js";
-import { type ServedUsage, servedHit, type UsageFormat } from "./usage.js";
+import { MIN_CACHEABLE_TOKENS, type ServedUsage, servedHit, type UsageFormat } from "./usage.js";
 import { type TappedBody, tapUsage } from "./usage-tap.js";
 
 /** Hooks an observer calls as it records; metrics subscribe to them. All optional. */
@@ -73,8 +73,13 @@ export class CacheObserver {
     };
     events?.onObserved?.(observation);
     const current = cacheLifetime(config, prediction.learned).ms;
+    // A prefix too short to be cached, or a first request, says nothing about the lifetime.
+    const cacheable =
+      (prediction.previousInputTokens ?? served.inputTokens) >= MIN_CACHEABLE_TOKENS;
     const evidence =
-      idleMs === undefined ? undefined : lifetimeEvidence({ expectedHit, hit, idleMs }, current);
+      idleMs === undefined || !cacheable
+        ? undefined
+        : lifetimeEvidence({ expectedHit, hit, idleMs }, current);
     const bounds = lifetimeBounds(config);
     const write: ObservationWrite = {
       observation,

@@ -1,4 +1,3 @@
-import { eventJson, type SseEvent, SseParser } from "../expand/sse.js";
 import { isRecord } from "../wire/detect.js";
 import { mergeAnthropicUsage, type ServedUsage, servedUsage, type UsageFormat } from "./usage.js";
 
@@ -54,13 +53,21 @@ function usageOfJson(format: UsageFormat, text: string): ServedUsage | undefined
   return isRecord(value) ? servedUsage(format, value.usage) : undefined;
 }
 
-/** Follows a body chunk by chunk: a JSON document (held, within a bound) or an event stream. */
+/** A line of an event stream longer than this is not held for its usage. */
+const MAX_LINE_CHARS = 1024 * 1024;
+
+/**
+ * Follows a body chunk by chunk: a JSON document (held, within a bound) or an event stream. Of a
+ * stream only the `data:` lines that mention `"usage"` are parsed (the providers write each
+ * event's JSON on one line); a chunk without the word costs one search.
+ */
 class UsageReader {
   readonly #decoder = new TextDecoder();
   #mode: "json" | "sse" | "skip" | undefined;
   readonly #json: string[] = [];
   #jsonBytes = 0;
-  readonly #events = new SseParser();
+  /** The stream's text after its last line end. */
+  #line = "";
   #usage: Record<string, unknown> | undefined;
 
   constructor(private readonly format: UsageFormat) {}
@@ -75,7 +82,7 @@ class UsageReader {
         this.#json.length = 0;
       } else this.#json.push(text);
     } else if (this.#mode === "sse") {
-      for (const event of this.#events.push(text)) this.#event(event);
+      this.#lines(text, false);
     }
   }
 
@@ -83,23 +90,43 @@ class UsageReader {
     const rest = this.#decoder.decode();
     if (this.#mode === "json") return usageOfJson(this.format, this.#json.join("") + rest);
     if (this.#mode !== "sse") return undefined;
-    for (const event of [...this.#events.push(rest), ...this.#events.end()]) this.#event(event);
+    this.#lines(rest, true);
     return servedUsage(this.format, this.#usage);
   }
 
-  /** Keeps the usage an event carries: only events that mention it are parsed. */
-  #event(event: SseEvent): void {
-    if (!event.data.includes('"usage"')) return;
-    const data = eventJson(event);
+  /** Reads the complete lines `text` ends (all of it at the end of the stream). */
+  #lines(text: string, last: boolean): void {
+    const joined = this.#line + text;
+    const end = last ? joined.length : Math.max(joined.lastIndexOf("\n"), joined.lastIndexOf("\r"));
+    if (end < 0) {
+      this.#line = joined.length > MAX_LINE_CHARS ? "" : joined;
+      return;
+    }
+    const complete = joined.slice(0, end);
+    this.#line = joined.slice(end + 1);
+    if (!complete.includes('"usage"')) return;
+    for (const line of complete.split(/\r\n|\r|\n/)) {
+      if (line.startsWith("data:") && line.includes('"usage"')) this.#data(line.slice(5));
+    }
+  }
+
+  /** Keeps the usage one event's data carries. */
+  #data(text: string): void {
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return;
+    }
     if (!isRecord(data)) return;
     if (this.format === "chat") {
       if (isRecord(data.usage)) this.#usage = data.usage;
     } else if (this.format === "anthropic") {
       // message_start carries the input counts in message.usage; message_delta may repeat them.
-      const usage =
-        data.type === "message_start" && isRecord(data.message) ? data.message.usage : data.usage;
-      if (data.type === "message_start" || data.type === "message_delta") {
-        this.#usage = mergeAnthropicUsage(this.#usage, usage);
+      if (data.type === "message_start" && isRecord(data.message)) {
+        this.#usage = mergeAnthropicUsage(this.#usage, data.message.usage);
+      } else if (data.type === "message_delta") {
+        this.#usage = mergeAnthropicUsage(this.#usage, data.usage);
       }
     } else if (isRecord(data.response) && isRecord(data.response.usage)) {
       this.#usage = data.response.usage;

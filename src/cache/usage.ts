@@ -16,22 +16,25 @@ export type UsageFormat = "chat" | "anthropic" | "responses";
  * The served cache of a usage object: Chat Completions (OpenAI, vLLM) `prompt_tokens` and
  * `prompt_tokens_details.cached_tokens`; Anthropic `input_tokens` (uncached only) plus
  * `cache_read_input_tokens` and `cache_creation_input_tokens`; Responses `input_tokens` and
- * `input_tokens_details.cached_tokens`. Undefined when the object carries no prompt count. A
- * count without cache details means nothing was served from cache.
+ * `input_tokens_details.cached_tokens`. Undefined when the object carries no prompt count or no
+ * cached count: a server that does not report its cache (vLLM without
+ * `--enable-prompt-tokens-details`) says nothing about it, and reading that as "nothing cached"
+ * would teach every session that its cache is always cold.
  */
 export function servedUsage(format: UsageFormat, usage: unknown): ServedUsage | undefined {
   if (!isRecord(usage)) return undefined;
   if (format === "anthropic") {
     const uncached = count(usage.input_tokens);
-    if (uncached === undefined) return undefined;
-    const read = count(usage.cache_read_input_tokens) ?? 0;
+    const read = count(usage.cache_read_input_tokens);
+    if (uncached === undefined || read === undefined) return undefined;
     const written = count(usage.cache_creation_input_tokens) ?? 0;
     return { cachedTokens: read, inputTokens: uncached + read + written };
   }
   const inputTokens = count(format === "chat" ? usage.prompt_tokens : usage.input_tokens);
   if (inputTokens === undefined) return undefined;
   const details = format === "chat" ? usage.prompt_tokens_details : usage.input_tokens_details;
-  const cached = isRecord(details) ? (count(details.cached_tokens) ?? 0) : 0;
+  const cached = isRecord(details) ? count(details.cached_tokens) : undefined;
+  if (cached === undefined) return undefined;
   return { cachedTokens: Math.min(cached, inputTokens), inputTokens };
 }
 
@@ -50,6 +53,12 @@ export function mergeAnthropicUsage(
   }
   return merged;
 }
+
+/**
+ * Prompts shorter than this are not cached by OpenAI or Anthropic (their minimum cacheable
+ * prefix): a miss on one says nothing about how long the cache lives.
+ */
+export const MIN_CACHEABLE_TOKENS = 1024;
 
 /** The share of a reference prefix that must be served from cache to call a request a hit. */
 export const HIT_SHARE = 0.5;

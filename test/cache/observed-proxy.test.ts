@@ -85,7 +85,7 @@ describe("observed cache state on the proxy routes", () => {
   it.each(cases)(
     "a miss after a short idle shortens the lifetime and that idle is then cold ($provider, stream $streaming)",
     async ({ provider, streaming }) => {
-      let served: Served = { cached: 0, prompt: 1000 };
+      let served: Served = { cached: 0, prompt: 4000 };
       const { harness, clock } = await start(provider, streaming, () => served);
       const session = `short-${provider}-${streaming}`;
       const cache = (headers: Headers) => [
@@ -97,13 +97,13 @@ describe("observed cache state on the proxy routes", () => {
       const firstSeen = await observedAt(harness.store, session, T0);
 
       clock.now = T0 + 120 * SECOND;
-      served = { cached: 0, prompt: 1100 };
+      served = { cached: 0, prompt: 4400 };
       const second = await send(harness, provider, streaming, 1, session);
       const secondSeen = await observedAt(harness.store, session, clock.now);
       const learned = (await harness.store.ledger(session)).learned;
 
       clock.now = T0 + 240 * SECOND;
-      served = { cached: 1100, prompt: 1200 };
+      served = { cached: 4400, prompt: 4800 };
       const third = await send(harness, provider, streaming, 2, session);
 
       expect({
@@ -123,7 +123,7 @@ describe("observed cache state on the proxy routes", () => {
             predicted: "miss",
             observed: "miss",
             cachedTokens: 0,
-            inputTokens: 1000,
+            inputTokens: 4000,
           },
           {
             at: T0 + 120 * SECOND,
@@ -131,7 +131,7 @@ describe("observed cache state on the proxy routes", () => {
             predicted: "hit",
             observed: "miss",
             cachedTokens: 0,
-            inputTokens: 1100,
+            inputTokens: 4400,
           },
         ],
         // 0.9 of the idle that missed; the deployment a quarter of the way from 300 s.
@@ -150,7 +150,7 @@ describe("observed cache state on the proxy routes", () => {
   it.each(cases)(
     "a hit after a long idle lengthens the lifetime and that idle is then warm ($provider, stream $streaming)",
     async ({ provider, streaming }) => {
-      let served: Served = { cached: 0, prompt: 1000 };
+      let served: Served = { cached: 0, prompt: 4000 };
       const { harness, clock } = await start(provider, streaming, () => served);
       const session = `long-${provider}-${streaming}`;
       const reason = (headers: Headers) =>
@@ -160,7 +160,7 @@ describe("observed cache state on the proxy routes", () => {
       await observedAt(harness.store, session, T0);
 
       clock.now = T0 + 400 * SECOND;
-      served = { cached: 900, prompt: 1100 };
+      served = { cached: 3600, prompt: 4400 };
       const late = await send(harness, provider, streaming, 1, session);
       const seen = await observedAt(harness.store, session, clock.now);
       const learned = (await harness.store.ledger(session)).learned;
@@ -184,7 +184,7 @@ describe("observed cache state on the proxy routes", () => {
   it.each(["openai", "anthropic"] as const)(
     "a %s stream reaches the client byte for byte while its usage is read",
     async (provider) => {
-      const { harness } = await start(provider, true, () => ({ cached: 640, prompt: 1000 }));
+      const { harness } = await start(provider, true, () => ({ cached: 640, prompt: 4000 }));
       const path = provider === "openai" ? "/v1/chat/completions" : "/v1/messages";
       const body = JSON.stringify({
         ...(provider === "openai" ? openaiTurns(0) : anthropicTurns(0)),
@@ -210,7 +210,7 @@ describe("observed cache state on the proxy routes", () => {
   );
 
   it("a response without usage teaches nothing and is counted", async () => {
-    const { harness, clock } = await start("openai", false, () => ({ cached: 0, prompt: 1000 }));
+    const { harness, clock } = await start("openai", false, () => ({ cached: 0, prompt: 4000 }));
     harness.upstream.script(() => ({ json: { id: "x", object: "chat.completion", choices: [] } }));
     await send(harness, "openai", false, 0, "no-usage");
     clock.now = T0 + 120 * SECOND;

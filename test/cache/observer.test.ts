@@ -14,7 +14,7 @@ const prediction = (overrides: Partial<CachePrediction> = {}): CachePrediction =
   at: 1_000_000,
   idleMs: 120_000,
   expectedHit: true,
-  previousInputTokens: 1000,
+  previousInputTokens: 4000,
   learned: undefined,
   ...overrides,
 });
@@ -43,7 +43,7 @@ describe("CacheObserver.record", () => {
     const store = new MemoryStore(storeSchema.parse({}));
     const { observer, seen } = observe(store);
     const learned = { session: undefined, deployment: 200_000 };
-    await observer.record("s", prediction({ learned }), { cachedTokens: 64, inputTokens: 1100 });
+    await observer.record("s", prediction({ learned }), { cachedTokens: 64, inputTokens: 4400 });
     expect({ seen, learned: (await store.ledger("s")).learned }).toEqual({
       seen: {
         observed: [
@@ -53,7 +53,7 @@ describe("CacheObserver.record", () => {
             predicted: "hit",
             observed: "miss",
             cachedTokens: 64,
-            inputTokens: 1100,
+            inputTokens: 4400,
           },
         ],
         steps: [{ step: "shorten", targetMs: 108_000 }],
@@ -80,6 +80,21 @@ describe("CacheObserver.record", () => {
     ]);
   });
 
+  it("a miss on a prompt too short to be cached teaches nothing", async () => {
+    const store = new MemoryStore(storeSchema.parse({}));
+    const { observer, seen } = observe(store);
+    await observer.record("s", prediction({ previousInputTokens: 1000 }), {
+      cachedTokens: 0,
+      inputTokens: 1100,
+    });
+    const ledger = await store.ledger("s");
+    expect([seen.steps, ledger.learned, ledger.observed?.observed]).toEqual([
+      [],
+      undefined,
+      "miss",
+    ]);
+  });
+
   it("a store that fails the write loses the observation, never rejects", async () => {
     const writes: ObservationWrite[] = [];
     const failing = {
@@ -90,7 +105,7 @@ describe("CacheObserver.record", () => {
     } as unknown as Store;
     const { observer, seen } = observe(failing);
     await expect(
-      observer.record("s", prediction(), { cachedTokens: 0, inputTokens: 1100 }),
+      observer.record("s", prediction(), { cachedTokens: 0, inputTokens: 4400 }),
     ).resolves.toBeUndefined();
     expect([writes.map((write) => write.sessionLifetimeMs), seen.deployment]).toEqual([
       [108_000],

@@ -13,15 +13,21 @@ describe("servedUsage", () => {
       served: { cachedTokens: 1024, inputTokens: 1200 },
     },
     {
-      name: "chat without details (vLLM without prefix caching stats)",
+      name: "chat without details (vLLM without --enable-prompt-tokens-details): unreported",
       format: "chat",
       usage: { prompt_tokens: 90, completion_tokens: 3 },
-      served: { cachedTokens: 0, inputTokens: 90 },
+      served: undefined,
     },
     {
-      name: "chat with null details",
+      name: "chat with null details: unreported",
       format: "chat",
       usage: { prompt_tokens: 90, prompt_tokens_details: null },
+      served: undefined,
+    },
+    {
+      name: "chat with nothing cached",
+      format: "chat",
+      usage: { prompt_tokens: 90, prompt_tokens_details: { cached_tokens: 0 } },
       served: { cachedTokens: 0, inputTokens: 90 },
     },
     {
@@ -31,9 +37,15 @@ describe("servedUsage", () => {
       served: { cachedTokens: 900, inputTokens: 1000 },
     },
     {
-      name: "anthropic without cache fields",
+      name: "anthropic without cache fields: unreported",
       format: "anthropic",
       usage: { input_tokens: 20, output_tokens: 4 },
+      served: undefined,
+    },
+    {
+      name: "anthropic with nothing cached, creation null",
+      format: "anthropic",
+      usage: { input_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: null },
       served: { cachedTokens: 0, inputTokens: 20 },
     },
     {

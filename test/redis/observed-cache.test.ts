@@ -15,7 +15,7 @@ describe.skipIf(skipped)("observed cache state across two instances on one Redis
   let a: Harness;
   let b: Harness;
   const clock = { now: T0 };
-  let served: Served = { cached: 0, prompt: 1000 };
+  let served: Served = { cached: 0, prompt: 4000 };
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -62,13 +62,13 @@ describe.skipIf(skipped)("observed cache state across two instances on one Redis
   }
 
   it("a miss observed on one instance makes the next idle of that length cold on the other", async () => {
-    served = { cached: 0, prompt: 1000 };
+    served = { cached: 0, prompt: 4000 };
     clock.now = T0;
     const first = await send(a, 0, "shared");
     await observedAt(a.store, "shared", T0);
 
     clock.now = T0 + 120 * SECOND;
-    served = { cached: 0, prompt: 1100 };
+    served = { cached: 0, prompt: 4400 };
     const second = await send(b, 1, "shared");
     await observedAt(b.store, "shared", clock.now);
 
@@ -102,7 +102,7 @@ describe.skipIf(skipped)("observed cache state across two instances on one Redis
         predicted: "miss",
         observed: "miss",
         cachedTokens: 0,
-        inputTokens: 1100,
+        inputTokens: 4400,
       },
     });
   });
