@@ -24,6 +24,11 @@ export interface LoopContext {
   readonly holdBytes: number;
   /** Milliseconds a round may take to be decided (`upstream.first_byte_timeout_ms`). */
   readonly roundMs: number;
+  /**
+   * Takes the first round's body, read whole, when a continuation replaces it (its usage tells
+   * what the server's cache held when the request arrived); otherwise it is discarded.
+   */
+  readonly onFirstReplaced?: ((round: Round) => void) | undefined;
 }
 
 export interface LoopResult {
@@ -56,7 +61,8 @@ export async function runExpandLoop(context: LoopContext, request: string): Prom
       if (next.bail !== undefined) context.events.onBail?.(next.bail);
       return { round, rounds };
     }
-    await round.discard();
+    if (rounds === 0 && context.onFirstReplaced) context.onFirstReplaced(round);
+    else await round.discard();
     context.events.onRound?.();
     text = next.request;
   }

@@ -15,6 +15,7 @@ import type { ProxyEvents } from "./events.js";
 import { runExpandLoop } from "./expand-loop.js";
 import { type PrepareDeps, prepareRequest } from "./prepare.js";
 import { type BodyEnd, relayBody } from "./relay-body.js";
+import type { RoundBody } from "./round.js";
 
 export interface ProxyContext extends PrepareDeps {
   readonly config: Config;
@@ -57,6 +58,15 @@ export async function handleProxy(
     headers: request.headers,
     signal: request.signal,
   });
+  // What the server's cache held when the request arrived shows in the first round's usage: the
+  // response the client gets, or the round a continuation replaced.
+  const observe = (body: RoundBody) =>
+    context.observer.observeBody(
+      body,
+      provider === "openai" ? "chat" : "anthropic",
+      prepared.session,
+      prepared.prediction,
+    );
   try {
     const { round, rounds } = await runExpandLoop(
       {
@@ -72,6 +82,7 @@ export async function handleProxy(
         events: context.events,
         holdBytes: context.config.upstream.max_expand_buffer_bytes,
         roundMs: context.config.upstream.first_byte_timeout_ms,
+        onFirstReplaced: (replaced) => void drain(observe(replaced.body())),
       },
       prepared.text,
     );
@@ -87,14 +98,7 @@ export async function handleProxy(
       headers.set("x-context-guru-tokens-after", String(prepared.tokensAfter));
     }
     context.events.onResponse?.({ provider, streamed: round.streamed });
-    const served = round.upstream.ok
-      ? context.observer.observeBody(
-          round.body(),
-          provider === "openai" ? "chat" : "anthropic",
-          prepared.session,
-          prepared.prediction,
-        )
-      : round.body();
+    const served = round.upstream.ok && rounds === 0 ? observe(round.body()) : round.body();
     const body = relayBody(served, delivery.outgoing, (end) => delivery.onBodyEnd?.(end));
     return new Response(body, {
       status: round.upstream.status,
@@ -115,6 +119,17 @@ export async function handleProxy(
     if (error instanceof UpstreamUnreachableError) return errorResponse(502, error.message);
     // A body that broke off after its headers: the upstream went away mid-response.
     return errorResponse(502, new UpstreamUnreachableError().message);
+  }
+}
+
+/** Reads a held body to its end (a replaced round's, all in memory), whatever it holds. */
+async function drain(body: RoundBody): Promise<void> {
+  if (!(body instanceof ReadableStream)) return;
+  const reader = body.getReader();
+  try {
+    while (!(await reader.read()).done);
+  } catch {
+    // A replaced round was read whole before it was replaced; nothing is left to fail.
   }
 }
 

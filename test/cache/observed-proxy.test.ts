@@ -9,9 +9,11 @@ import {
   servedReply,
   type UsageProvider,
 } from "../support/cache-usage.js";
+import { expandCall } from "../support/model-replies.js";
 import {
   anthropicClient,
   type Harness,
+  MASKED_ID,
   openaiClient,
   startHarness,
 } from "../support/proxy-harness.js";
@@ -26,8 +28,14 @@ async function send(
   streaming: boolean,
   turns: number,
   session: string,
+  cache?: "cold",
 ): Promise<Headers> {
-  const options = { headers: { "x-context-guru-session": session } };
+  const options = {
+    headers: {
+      "x-context-guru-session": session,
+      ...(cache ? { "x-context-guru-cache": cache } : {}),
+    },
+  };
   if (provider === "openai") {
     const client = openaiClient(harness);
     const body = openaiTurns(turns);
@@ -206,6 +214,25 @@ describe("observed cache state on the proxy routes", () => {
         cached: seen.cachedTokens,
         length: proxied.length,
       }).toEqual({ same: true, cached: 640, length: direct.length });
+    },
+  );
+
+  it.each(cases)(
+    "through the expand loop, the first round's usage is observed ($provider, stream $streaming)",
+    async ({ provider, streaming }) => {
+      const { harness } = await start(provider, streaming, () => ({ cached: 0, prompt: 0 }));
+      harness.upstream.script((_, index) =>
+        index === 0
+          ? servedReply(provider, streaming, { cached: 0, prompt: 4000 }, [expandCall(MASKED_ID)])
+          : servedReply(provider, streaming, { cached: 4000, prompt: 4600 }),
+      );
+      await send(harness, provider, streaming, 0, "looped", "cold");
+      const seen = await observedAt(harness.store, "looped", T0);
+      expect({
+        rounds: harness.events.rounds,
+        resolved: harness.events.resolved,
+        seen: [seen.cachedTokens, seen.inputTokens, seen.predicted],
+      }).toEqual({ rounds: 1, resolved: 1, seen: [0, 4000, "miss"] });
     },
   );
 

@@ -1,6 +1,13 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import { anthropicEvents, anthropicJson, openaiEvents, openaiJson } from "./model-replies.js";
+import {
+  anthropicEvents,
+  anthropicJson,
+  type BlockSpec,
+  type CallSpec,
+  openaiEvents,
+  openaiJson,
+} from "./model-replies.js";
 import { anthropicConversation, openaiConversation } from "./proxy-harness.js";
 import type { ScriptedReply } from "./scripted-upstream.js";
 
@@ -16,12 +23,13 @@ export type UsageProvider = "openai" | "anthropic";
  * A final answer whose usage reports `served`, as each provider spells it: Chat Completions
  * `prompt_tokens_details.cached_tokens` (streamed: a last chunk of usage, as with
  * `stream_options.include_usage`), Anthropic `cache_read_input_tokens` beside the uncached
- * `input_tokens` (streamed: in `message_start`).
+ * `input_tokens` (streamed: in `message_start`). With `calls`, the answer is those tool calls alone.
  */
 export function servedReply(
   provider: UsageProvider,
   streaming: boolean,
   served: Served,
+  calls: readonly CallSpec[] = [],
 ): ScriptedReply {
   const text = "Looked at it.";
   if (provider === "openai") {
@@ -32,10 +40,10 @@ export function servedReply(
       prompt_tokens_details: { cached_tokens: served.cached },
     };
     if (!streaming) {
-      const reply = openaiJson(text);
+      const reply = openaiJson(calls.length > 0 ? null : text, calls);
       return { json: { ...(reply.json as Record<string, unknown>), usage } };
     }
-    const events = openaiEvents([text]);
+    const events = openaiEvents(calls.length > 0 ? [] : [text], calls);
     const done = events.pop();
     const last = {
       data: {
@@ -55,11 +63,15 @@ export function servedReply(
     cache_creation_input_tokens: 0,
     output_tokens: 5,
   };
+  const blocks: BlockSpec[] =
+    calls.length > 0
+      ? calls.map((call) => ({ type: "tool_use" as const, ...call }))
+      : [{ type: "text", text }];
   if (!streaming) {
-    const reply = anthropicJson([{ type: "text", text }]);
+    const reply = anthropicJson(blocks);
     return { json: { ...(reply.json as Record<string, unknown>), usage } };
   }
-  const events = anthropicEvents([{ type: "text", text }]).map((event) => {
+  const events = anthropicEvents(blocks).map((event) => {
     const data = event.data as Record<string, unknown>;
     if (data.type !== "message_start") return event;
     const message = data.message as Record<string, unknown>;
