@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app.js";
 import type { CacheObservation } from "../../src/cache/observation.js";
+import { configSchema } from "../../src/config/schema.js";
+import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
 import { sample } from "../observability/prometheus-text.js";
 import {
@@ -9,6 +12,7 @@ import {
   servedReply,
   type UsageProvider,
 } from "../support/cache-usage.js";
+import { TEST_HASH_KEY } from "../support/hash-key.js";
 import { expandCall } from "../support/model-replies.js";
 import {
   anthropicClient,
@@ -17,6 +21,7 @@ import {
   openaiClient,
   startHarness,
 } from "../support/proxy-harness.js";
+import { ScriptedUpstream } from "../support/scripted-upstream.js";
 
 const T0 = 1_800_000_000_000;
 const SECOND = 1000;
@@ -253,5 +258,51 @@ describe("observed cache state on the proxy routes", () => {
     await vi.waitFor(async () => expect(await read()).toBe(2), { timeout: 10_000, interval: 5 });
     const ledger = await harness.store.ledger("no-usage");
     expect([ledger.observed, ledger.learned]).toEqual([undefined, undefined]);
+  });
+});
+
+describe("a store that cannot record the observation", () => {
+  it("still answers, and counts the failed write", async () => {
+    const upstream = await ScriptedUpstream.start();
+    try {
+      upstream.script(() => servedReply("openai", false, { cached: 0, prompt: 4000 }));
+      const config = configSchema.parse({
+        pipeline: ["mask"],
+        upstream: { openai: { base_url: `http://127.0.0.1:${upstream.port}/v1` } },
+      });
+      const memory = createStore(config.store);
+      const attempts: string[] = [];
+      const store: Store = {
+        backend: memory.backend,
+        persists: memory.persists,
+        put: (session, entries, options) => memory.put(session, entries, options),
+        get: (session, key) => memory.get(session, key),
+        ledger: (session) => memory.ledger(session),
+        keep: (session, ids) => memory.keep(session, ids),
+        observe: async (session) => {
+          attempts.push(session);
+          throw new Error("store down");
+        },
+        ready: () => memory.ready(),
+        stats: () => memory.stats(),
+        close: () => memory.close(),
+      };
+      const app = createApp({ config, store, hashKey: TEST_HASH_KEY });
+      const response = await app.request("/v1/chat/completions", {
+        method: "POST",
+        body: JSON.stringify(openaiTurns(0)),
+        headers: { "content-type": "application/json", "x-context-guru-session": "down" },
+      });
+      const body = (await response.json()) as { choices: unknown[] };
+      await vi.waitFor(() => expect(attempts).toEqual(["down"]), { timeout: 10_000, interval: 5 });
+      const metrics = await (await app.request("/metrics")).text();
+      expect([
+        response.status,
+        body.choices.length,
+        sample(metrics, "cg_store_errors_total", { operation: "observe" }),
+      ]).toEqual([200, 1, 1]);
+    } finally {
+      await upstream.close();
+    }
   });
 });
