@@ -1,3 +1,4 @@
+import { isStructuredClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
 import type { ToolOutput } from "../wire/types.js";
 import { commandOf, commandsOf } from "./cmdfilter/command.js";
@@ -31,6 +32,8 @@ export const cmdfilter: OutputComponent<"cmdfilter"> = {
   reduce(output, options, context) {
     const command = commandOf(output.call);
     if (command === undefined || output.contentClass === "file") return undefined;
+    // Structured documents are shortened by whole records only (collapse, smartcrush).
+    if (isStructuredClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const kept = filtered(output, command);
     if (!kept) return undefined;

@@ -1,13 +1,17 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
 import { markedPhrase } from "./marked-phrase.js";
+import { collapseRecords } from "./record-collapse.js";
 
 /**
  * Offload: an output over `max_tokens` keeps its first `head_lines` and last `tail_lines` lines;
  * the lines between become one line `… (N lines omitted)` + T. The marker resolves to the whole
  * original output. A final newline is not counted as a line and is kept; outputs with no more
- * than head + tail lines are left alone. A file read, diff or search result is the fact the
- * agent asked for (§5 Fidelity): it is collapsed only over `max_fact_tokens`.
+ * than head + tail lines are left alone. A file read, diff, search result or structured document
+ * is the fact the agent asked for (§5 Fidelity): it is collapsed only over `max_fact_tokens`; a
+ * table or YAML document by whole records (record-collapse.ts: the first and last records within
+ * `head_lines` and `tail_lines`, every record with an error or a status that is not normal, a
+ * count where records were left out), and one JSON document never (smartcrush, mask).
  */
 export const collapse = {
   name: "collapse",
@@ -20,8 +24,22 @@ export const collapse = {
     const lines = (finalNewline ? text.slice(0, -1) : text).split("\n");
     const omitted = lines.length - options.head_lines - options.tail_lines;
     if (omitted <= 0) return undefined;
-    const budget = isFactClass(output.contentClass) ? options.max_fact_tokens : options.max_tokens;
+    const { contentClass } = output;
+    // One JSON document is shortened only by whole items (smartcrush) or masked whole.
+    if (contentClass === "json") return undefined;
+    const budget = isFactClass(contentClass) ? options.max_fact_tokens : options.max_tokens;
     if (!context.atLeastTokens(text, budget + 1)) return undefined;
+    if (contentClass === "yaml" || contentClass === "table") {
+      const marker = context.marker(text);
+      const kept = collapseRecords(
+        lines,
+        contentClass,
+        options.head_lines,
+        options.tail_lines,
+        (phrase) => markedPhrase(phrase, marker),
+      );
+      return kept && kept.join("\n") + (finalNewline ? "\n" : "");
+    }
     const phrase = `\u2026 (${omitted} lines omitted)`;
     const kept = [
       ...lines.slice(0, options.head_lines),

@@ -1,10 +1,8 @@
+import { notableRecord } from "../content/records.js";
 import type { OutputComponent } from "../pipeline/types.js";
 import { type JsonDocument, parseJsonDocument } from "./json-document.js";
 import { containerMembers, type JsonMember, joinTokens } from "./json-tokens.js";
 import { markedPhrase } from "./marked-phrase.js";
-
-/** Items mentioning any of these are always kept. */
-const NOTABLE = /error|fail|exception|panic|fatal|traceback/i;
 
 interface Crushable {
   /** Token index of the array's `[`. */
@@ -15,8 +13,8 @@ interface Crushable {
 
 /**
  * Offload: a tool output that is one JSON array of at least `min_items` items keeps its first
- * `keep_first` and last `keep_last` items and every item whose JSON text mentions
- * error/fail/exception/panic/fatal/traceback (case-insensitive), in their original order, as
+ * `keep_first` and last `keep_last` items and every notable item (content/records.ts: an error
+ * word, or a status field whose value is not normal), in their original order, as
  * compact JSON followed by ` [k of n items shown]` + T.
  *
  * An object envelope (`{"total": 120, "items": [...]}`) is crushed too when exactly one of its
@@ -38,7 +36,7 @@ export const smartcrush = {
     const n = target.items.length;
     const kept = target.items.filter((item, position) => {
       if (position < options.keep_first || position >= n - options.keep_last) return true;
-      return NOTABLE.test(itemText(document, item));
+      return notableRecord(itemText(document, item));
     });
     if (kept.length === n) return undefined;
     const crushed = [

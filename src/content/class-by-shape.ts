@@ -1,5 +1,6 @@
 import { cleanText } from "../components/textclean.js";
 import type { ContentClass } from "./content-class.js";
+import { isTableShape, isYamlShape } from "./structured-shape.js";
 
 /**
  * The class a tool output has by its shape, for outputs whose call does not say (an unknown
@@ -12,6 +13,7 @@ import type { ContentClass } from "./content-class.js";
  *   matches (the path holding a `/` or a `.`), `--` separators, or slash-separated paths;
  * - `file`: a numbered listing (`12\tcode`, `   12→code`, `12 | code`) in `MIN_SHARE` of the lines;
  * - `json`: exactly one JSON object or array;
+ * - `yaml`, `table`: a YAML document, CSV/TSV or an aligned table (structured-shape.ts);
  * - `log`: progress bars, timestamps or log levels opening `MIN_SHARE_LOG` of the lines.
  * Undefined when none fits.
  */
@@ -45,6 +47,8 @@ export function classOfShape(text: string): ContentClass | undefined {
     if (share((line) => NUMBERED.test(line)) >= MIN_SHARE) return "file";
   }
   if (isJsonDocument(text)) return "json";
+  if (isYamlShape(lines)) return "yaml";
+  if (isTableShape(lines)) return "table";
   if (share((line) => LOG_LINE.test(line)) >= MIN_SHARE_LOG) return "log";
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { type ContentClass, isFactClass } from "../content/content-class.js";
 import { EXPAND_HINT } from "../expand/markers.js";
+import { checkStructured } from "./structured-fidelity.js";
 
 /**
  * The generic fidelity rules of SPEC §5 "Fidelity", checked on one offloader's change to one
@@ -10,7 +11,11 @@ import { EXPAND_HINT } from "../expand/markers.js";
  * - an output of a fact class (file reads, diffs, search results) keeps every line, in order,
  *   unless it has one of the shapes that account for what is gone: a whole-output mask (one
  *   `[…]` placeholder line naming what was hidden), or a head/tail collapse (a prefix of the
- *   original lines, one note line with a count, a suffix).
+ *   original lines, one note line with a count, a suffix);
+ * - a structured document (JSON, YAML, a table) keeps its records whole: a whole-output mask,
+ *   or (structured-fidelity.ts) valid JSON that stays valid and loses items only with a count,
+ *   or the lines of a table or YAML document less whole records that carry no error and no
+ *   status that is not normal, with one note and a count where each run of them was.
  * Marker tokens of the change (`markers`), the expand hint, and lines made only of them are
  * not content. A final newline on either side is not a line.
  */
@@ -20,11 +25,16 @@ export type FidelityViolation =
   /** The result is only markers, omission notes, or both. */
   | "notes_only"
   /** A fact-class output lost lines without a mask or a head/tail collapse accounting for them. */
-  | "fact_thinned";
+  | "fact_thinned"
+  /** Valid JSON came back invalid, or a JSON document lost items without a count. */
+  | "json_broken"
+  /** A table or YAML document lost part of a record, a notable record, or records without a count. */
+  | "record_cut";
 
 const NOTE = /^\s*\u2026/;
 const COUNT = /\b[1-9]\d*\b/;
 const PLACEHOLDER = /^\[[^\n]*\S[^\n]*\]$/;
+const WORD_PLACEHOLDER = /^\[[A-Za-z][^\n]*\]$/;
 
 export function checkFidelity(
   original: string,
@@ -38,6 +48,11 @@ export function checkFidelity(
   const lines = contentLines(replacement, markers);
   if (!lines.some((line) => line.trim() !== "" && !NOTE.test(line))) return "notes_only";
   if (!isFactClass(contentClass)) return undefined;
+  if (contentClass === "json" || contentClass === "yaml" || contentClass === "table") {
+    // A placeholder opens with a word (`[older tool output masked]`); a JSON array does not.
+    if (lines.length === 1 && WORD_PLACEHOLDER.test((lines[0] as string).trim())) return undefined;
+    return checkStructured(original, lines, contentClass);
+  }
   // One line cannot hold several received lines: the common whole-output mask is told by its
   // shape without splitting the original.
   if (lines.length === 1 && hasSeveralLines(original)) {

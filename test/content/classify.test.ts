@@ -109,8 +109,10 @@ describe("classifyOutput", () => {
     ["file", true],
     ["diff", true],
     ["search", true],
+    ["json", true],
+    ["yaml", true],
+    ["table", true],
     ["log", false],
-    ["json", false],
     ["text", false],
   ] as const)("isFactClass(%s) is %s", (contentClass, expected) => {
     expect(isFactClass(contentClass)).toBe(expected);

@@ -176,7 +176,10 @@ export const factOutputs: fc.Arbitrary<FactOutput[]> = fc
 export type Provider = "openai" | "anthropic";
 
 /** The request body of a transcript, with every output paired with its call. */
-export function transcriptOf(provider: Provider, outputs: readonly FactOutput[]): string {
+export function transcriptOf(
+  provider: Provider,
+  outputs: ReadonlyArray<Pick<FactOutput, "text" | "name" | "input">>,
+): string {
   if (provider === "openai") {
     const messages: unknown[] = [
       { role: "system", content: "You are a coding agent." },

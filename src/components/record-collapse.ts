@@ -1,0 +1,61 @@
+import { notableRecord, notableRow, recordsOf } from "../content/records.js";
+
+/**
+ * The lines of a table or YAML document shortened by whole records (content/records.ts): the
+ * header, the first records within `headLines` lines, every notable record (an error, a status
+ * that is not normal), the last records within `tailLines` lines, and the trailer; each run of
+ * left-out records becomes one note line (`… (12 more rows)`, `… (3 more records)`). The first
+ * note carries `marker` (T resolves to the whole original). Undefined when the document has no
+ * records or none would be left out.
+ */
+export function collapseRecords(
+  lines: readonly string[],
+  kind: "yaml" | "table",
+  headLines: number,
+  tailLines: number,
+  marker: (phrase: string) => string,
+): string[] | undefined {
+  const found = recordsOf(lines, kind);
+  if (found === undefined) return undefined;
+  const { head, records, end } = found;
+  const header = lines[0] ?? "";
+  const sizes = records.map((record) => record.end - record.start);
+  const keep = new Array<boolean>(records.length).fill(false);
+  let budget = headLines;
+  for (let at = 0; at < records.length && (sizes[at] as number) <= budget; at++) {
+    keep[at] = true;
+    budget -= sizes[at] as number;
+  }
+  budget = tailLines;
+  for (let at = records.length - 1; at >= 0 && (sizes[at] as number) <= budget; at--) {
+    keep[at] = true;
+    budget -= sizes[at] as number;
+  }
+  records.forEach((record, at) => {
+    const text = lines.slice(record.start, record.end).join("\n");
+    if (kind === "table" ? notableRow(header, text) : notableRecord(text)) keep[at] = true;
+  });
+  if (keep.every(Boolean)) return undefined;
+  const unit = kind === "table" ? "row" : "record";
+  const kept = lines.slice(0, head);
+  let marked = false;
+  let left = 0;
+  const flush = () => {
+    if (left === 0) return;
+    const phrase = `\u2026 (${left} more ${unit}${left === 1 ? "" : "s"})`;
+    kept.push(marked ? phrase : marker(phrase));
+    marked = true;
+    left = 0;
+  };
+  records.forEach((record, at) => {
+    if (!keep[at]) {
+      left++;
+      return;
+    }
+    flush();
+    kept.push(...lines.slice(record.start, record.end));
+  });
+  flush();
+  kept.push(...lines.slice(end));
+  return kept;
+}

@@ -1,0 +1,167 @@
+/**
+ * The records of a structured document (content-class.ts), as line ranges, so that a reducer
+ * keeps or drops whole records and the fidelity check can tell a record dropped whole from one
+ * cut in the middle:
+ * - `table`: the header (the first line, and a psql `---+---` rule under it) and one record per
+ *   row; a psql `(12 rows)` footer is trailer;
+ * - `yaml`: the items of the first block sequence that has at least two (`items:` of
+ *   `kubectl get -o yaml`, a list at the root), each from its `- ` line to the next item; else
+ *   the documents of a `---`-separated stream; else the top-level keys. Lines before the first
+ *   record are the header, lines after the last one (a sequence's closing keys) the trailer.
+ *
+ * A record is notable when it carries an error word or a status that is not normal
+ * (`notableRecord`): those are always kept.
+ */
+export interface Records {
+  /** Lines before the first record. */
+  readonly head: number;
+  /** Each record's first line and the line after its last, in order, adjacent. */
+  readonly records: ReadonlyArray<{ readonly start: number; readonly end: number }>;
+  /** The line after the last record (lines from here on are trailer). */
+  readonly end: number;
+}
+
+/** The records of `lines` of a table or YAML document, or undefined when it has fewer than two. */
+export function recordsOf(lines: readonly string[], kind: "yaml" | "table"): Records | undefined {
+  const found = kind === "table" ? tableRecords(lines) : yamlRecords(lines);
+  return found !== undefined && found.records.length >= 2 ? found : undefined;
+}
+
+const PSQL_RULE = /^-+(?:\+-+)+$|^[-=]{3,}(?:\s+[-=]{3,})*$/;
+const PSQL_FOOTER = /^\(\d+ rows?\)$/;
+
+function tableRecords(lines: readonly string[]): Records | undefined {
+  let head = 1;
+  if (PSQL_RULE.test((lines[1] ?? "").trim())) head = 2;
+  let end = lines.length;
+  while (
+    end > head &&
+    (lines[end - 1]?.trim() === "" || PSQL_FOOTER.test(lines[end - 1]?.trim() ?? ""))
+  )
+    end--;
+  const records = [];
+  for (let line = head; line < end; line++) records.push({ start: line, end: line + 1 });
+  return { head, records, end };
+}
+
+const ITEM = /^(\s*)- /;
+const DOCUMENT = /^---(?:\s|$)/;
+const TOP_KEY = /^[^\s#-][^:]*:(?:\s|$)/;
+
+function yamlRecords(lines: readonly string[]): Records | undefined {
+  return (
+    sequenceRecords(lines) ??
+    splitRecords(lines, (line) => DOCUMENT.test(line)) ??
+    splitRecords(lines, (line) => TOP_KEY.test(line))
+  );
+}
+
+/** The items of the first block sequence with two or more items, at its own indentation. */
+function sequenceRecords(lines: readonly string[]): Records | undefined {
+  for (let first = 0; first < lines.length; first++) {
+    const opening = ITEM.exec(lines[first] as string);
+    if (!opening) continue;
+    const indent = (opening[1] as string).length;
+    const records: Array<{ start: number; end: number }> = [];
+    let start = first;
+    let line = first + 1;
+    for (; line < lines.length; line++) {
+      const text = lines[line] as string;
+      if (text.trim() === "") continue;
+      const depth = text.length - text.trimStart().length;
+      if (depth > indent) continue;
+      if (depth === indent && text.startsWith("- ", indent)) {
+        records.push({ start, end: line });
+        start = line;
+        continue;
+      }
+      break;
+    }
+    let end = line;
+    // Blank lines after the last item belong to the trailer.
+    while (end > start + 1 && (lines[end - 1] as string).trim() === "") end--;
+    records.push({ start, end });
+    if (records.length >= 2) return { head: first, records, end };
+    first = line - 1;
+  }
+  return undefined;
+}
+
+/** Records that open at each line `opens` accepts, the last one running to the end. */
+function splitRecords(
+  lines: readonly string[],
+  opens: (line: string) => boolean,
+): Records | undefined {
+  const starts: number[] = [];
+  for (const [index, line] of lines.entries()) if (opens(line)) starts.push(index);
+  if (starts.length < 2) return undefined;
+  let end = lines.length;
+  while (end > (starts.at(-1) as number) + 1 && (lines[end - 1] as string).trim() === "") end--;
+  const records = starts.map((start, index) => ({ start, end: starts[index + 1] ?? end }));
+  return { head: starts[0] as number, records, end };
+}
+
+/** Error words: a record that mentions one is always kept. */
+const ERROR_WORD =
+  /error|fail|exception|panic|fatal|traceback|crash|backoff|oomkilled|evicted|unhealthy|denied|refused|timed?\s?out|invalid|missing|not\s?found|unavailable|degraded/i;
+/** A status-like field, in YAML/JSON (`phase: Pending`, `"status": "down"`). */
+const STATUS_FIELD =
+  /["']?\b(?:status|phase|state|health|healthy|ready|condition|result|outcome|conclusion)["']?[ \t]*[:=][ \t]*["']?([^"',}\s][^"',}\n]*?)["']?[ \t]*(?:[,}]|$)/gim;
+/** Values of a status field, or of a table's status column, that are normal. */
+const NORMAL =
+  /^(?:running|succeeded|success|successful|completed?|complete|ready|true|ok|okay|healthy|active|up|passed|pass|enabled|available|bound|established|done|finished|1|yes|none|null|0\/0|\d+\/\d+ running|up .*|exited \(0\).*)$/i;
+
+/** Whether a record's text carries an error word or a status field whose value is not normal. */
+export function notableRecord(text: string): boolean {
+  if (ERROR_WORD.test(text)) return true;
+  for (const match of text.matchAll(STATUS_FIELD)) {
+    const value = (match[1] ?? "").trim();
+    if (value !== "" && !NORMAL.test(value)) return true;
+  }
+  return false;
+}
+
+/** Whether a table row is notable: an error word, or a status/ready column that is not normal. */
+export function notableRow(header: string, row: string): boolean {
+  if (ERROR_WORD.test(row)) return true;
+  const columns = statusColumns(header);
+  if (columns.length === 0) return false;
+  const cells = cellsOf(header, row);
+  for (const column of columns) {
+    const cell = (cells[column] ?? "").trim();
+    if (cell === "") continue;
+    const ready = /^(\d+)\/(\d+)$/.exec(cell);
+    if (ready) {
+      if (ready[1] !== ready[2]) return true;
+      continue;
+    }
+    if (!NORMAL.test(cell)) return true;
+  }
+  return false;
+}
+
+const STATUS_HEADER = /^(?:status|phase|state|health|ready|condition|result)$/i;
+
+/** Indexes of the header's status-like columns. */
+function statusColumns(header: string): number[] {
+  return headerCells(header)
+    .map((cell, index) => (STATUS_HEADER.test(cell.trim()) ? index : -1))
+    .filter((index) => index >= 0);
+}
+
+function headerCells(header: string): string[] {
+  if (header.includes("\t")) return header.split("\t");
+  if (header.includes("|")) return header.split("|");
+  if (header.includes(",")) return header.split(",");
+  return header.trim().split(/\s{2,}/);
+}
+
+/** A row's cells, by the header's delimiter, or by the header's column starts when aligned. */
+function cellsOf(header: string, row: string): string[] {
+  if (header.includes("\t")) return row.split("\t");
+  if (header.includes("|")) return row.split("|");
+  if (header.includes(",")) return row.split(",");
+  const starts: number[] = [];
+  for (const match of header.matchAll(/\S+(?:\s\S+)*/g)) starts.push(match.index);
+  return starts.map((start, index) => row.slice(start, starts[index + 1] ?? row.length));
+}

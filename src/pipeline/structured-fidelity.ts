@@ -1,0 +1,83 @@
+import { notableRecord, notableRow, recordsOf } from "../content/records.js";
+import type { FidelityViolation } from "./fidelity.js";
+
+/**
+ * The fidelity rule for structured documents (content-class.ts), given the content lines of a
+ * change (markers and the expand hint removed, fidelity.ts):
+ * - `json`: valid JSON stays valid JSON; it holds the same value, or fewer items with a count
+ *   (smartcrush's `[k of n items shown]` after the document);
+ * - `yaml`, `table`: every received line, in order, except whole records that are not notable
+ *   (content/records.ts), each run of them replaced by one note line with a count (`… (12 more
+ *   rows)`); a line dropped from inside a record, a notable record dropped, or records dropped
+ *   without a note is a cut record.
+ */
+export function checkStructured(
+  original: string,
+  lines: readonly string[],
+  kind: "json" | "yaml" | "table",
+): FidelityViolation | undefined {
+  return kind === "json" ? checkJson(original, lines) : checkRecords(original, lines, kind);
+}
+
+/** smartcrush's count after the document: ` [3 of 50 items shown]`. */
+const SHOWN = /\s*\[(\d+) of (\d+) items shown\]\s*$/;
+
+function checkJson(original: string, lines: readonly string[]): FidelityViolation | undefined {
+  const received = parsed(original);
+  if (received === undefined) return undefined;
+  const text = lines.join("\n");
+  const shown = SHOWN.exec(text);
+  const returned = parsed(shown ? text.slice(0, shown.index) : text);
+  if (returned === undefined) return "json_broken";
+  if (shown) return Number(shown[1]) < Number(shown[2]) ? undefined : "json_broken";
+  return JSON.stringify(returned.value) === JSON.stringify(received.value)
+    ? undefined
+    : "json_broken";
+}
+
+function parsed(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+const NOTE = /^\s*\u2026.*\b[1-9]\d*\b/;
+
+function checkRecords(
+  original: string,
+  lines: readonly string[],
+  kind: "yaml" | "table",
+): FidelityViolation | undefined {
+  const received = original.endsWith("\n")
+    ? original.slice(0, -1).split("\n")
+    : original.split("\n");
+  const found = recordsOf(received, kind);
+  const starts = new Map<number, number>();
+  found?.records.forEach((record, index) => {
+    starts.set(record.start, index);
+  });
+  const header = received[0] ?? "";
+  let at = 0;
+  for (let line = 0; line < lines.length; line++) {
+    const returned = lines[line] as string;
+    if (at < received.length && returned === received[at]) {
+      at++;
+      continue;
+    }
+    // A note stands for one or more whole records that open here.
+    const first = starts.get(at);
+    if (found === undefined || first === undefined || !NOTE.test(returned)) return "record_cut";
+    const next = lines[line + 1];
+    let record = first;
+    do {
+      const { start, end } = found.records[record] as { start: number; end: number };
+      const text = received.slice(start, end).join("\n");
+      if (kind === "table" ? notableRow(header, text) : notableRecord(text)) return "record_cut";
+      at = end;
+      record++;
+    } while (record < found.records.length && received[at] !== next);
+  }
+  return at === received.length ? undefined : "record_cut";
+}

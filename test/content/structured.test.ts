@@ -1,0 +1,185 @@
+import { decode } from "@toon-format/toon";
+import { describe, expect, it } from "vitest";
+import { classifyOutput } from "../../src/content/classify.js";
+import { notableRecord, notableRow, recordsOf } from "../../src/content/records.js";
+import { checkFidelity } from "../../src/pipeline/fidelity.js";
+import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
+import { outputTexts, transcriptOf } from "../support/fact-arbitraries.js";
+
+const bash = (command: string) => ({ name: "Bash", input: { command } });
+
+/** `kubectl get pods -o yaml` of `count` pods; those in `pending` are Pending. */
+function podsYaml(count: number, pending: ReadonlySet<number>): string {
+  const pods = Array.from({ length: count }, (_, index) => [
+    "- apiVersion: v1",
+    "  kind: Pod",
+    "  metadata:",
+    `    name: api-${index}`,
+    "    namespace: default",
+    "  spec:",
+    "    containers:",
+    "    - image: registry.local/api:1.4.2",
+    "      imagePullPolicy: IfNotPresent",
+    "      name: api",
+    "  status:",
+    "    conditions:",
+    '    - status: "True"',
+    "      type: Initialized",
+    `    phase: ${pending.has(index) ? "Pending" : "Running"}`,
+    "    qosClass: BestEffort",
+  ]);
+  return [
+    "apiVersion: v1",
+    "items:",
+    ...pods.flat(),
+    "kind: List",
+    "metadata:",
+    '  resourceVersion: ""',
+  ].join("\n");
+}
+
+/** A pretty-printed JSON array of `count` users, as `curl` of an API prints it. */
+function usersJson(count: number): string {
+  const users = Array.from({ length: count }, (_, index) => ({
+    id: index + 1,
+    name: `user-${index + 1}`,
+    email: `user-${index + 1}@example.com`,
+    active: index % 7 === 3,
+    role: index % 5 === 0 ? "admin" : "member",
+    created_at: `2026-0${(index % 9) + 1}-1${index % 10}T10:00:00Z`,
+    // Not uniform: TOON's tables do not fit, so the array stays JSON.
+    ...(index % 4 === 0 ? { groups: ["ops", `team-${index}`] } : {}),
+  }));
+  return JSON.stringify(users, null, 2);
+}
+
+const KUBECTL_GET = [
+  "NAME                     READY   STATUS             RESTARTS   AGE",
+  "api-7d9f8b6c5-2xkqp      1/1     Running            0          3d",
+  "api-7d9f8b6c5-9wzlm      1/1     Running            0          3d",
+  "worker-5c7b9d8f4-h2jkl   0/1     CrashLoopBackOff   14         3d",
+  "redis-0                  1/1     Running            0          12d",
+].join("\n");
+
+describe("structured documents are classed by shape", () => {
+  it.each([
+    ["kubectl get pods -o yaml", podsYaml(3, new Set([1])), "yaml"],
+    ["helm get values web", "replicaCount: 3\nimage:\n  repository: web\n  tag: 1.2.0\n", "yaml"],
+    ["kubectl get pods", KUBECTL_GET, "table"],
+    [
+      "docker ps",
+      'CONTAINER ID   IMAGE          COMMAND       CREATED        STATUS        PORTS     NAMES\n1a2b3c4d5e6f   nginx:1.27     "nginx -g…"   2 hours ago    Up 2 hours    80/tcp    web\n9f8e7d6c5b4a   redis:7        "redis-se…"   3 hours ago    Up 3 hours              cache',
+      "table",
+    ],
+    ["python export.py", "id,name,status\n1,a,ok\n2,b,failed\n3,c,ok", "table"],
+    ["python export.py", "id\tname\tstatus\n1\ta\tok\n2\tb\tfailed", "table"],
+    [
+      "psql -c 'select * from jobs'",
+      " id | state\n----+--------\n  1 | done\n  2 | failed\n(2 rows)",
+      "table",
+    ],
+    ["curl -s api/users", usersJson(3), "json"],
+    ["./run.sh", "INFO: starting\nINFO: loading config\nWARNING: cache cold\nINFO: done", "log"],
+    ["./run.sh", "building module a\nbuilding module b\nall done, 2 modules", "log"],
+  ])("%s → %s", (command, text, expected) => {
+    expect(classifyOutput(text, { id: "c", ...bash(command) })).toBe(expected);
+  });
+});
+
+describe("records and what is notable", () => {
+  it("reads a kubectl list's items as records, the list's keys as header and trailer", () => {
+    const lines = podsYaml(3, new Set()).split("\n");
+    const found = recordsOf(lines, "yaml");
+    expect(found?.head).toBe(2);
+    expect(found?.records.map((record) => lines[record.start])).toEqual([
+      "- apiVersion: v1",
+      "- apiVersion: v1",
+      "- apiVersion: v1",
+    ]);
+    expect(lines.slice(found?.end)).toEqual(["kind: List", "metadata:", '  resourceVersion: ""']);
+  });
+
+  it.each([
+    ['{"name":"a","status":"Running"}', false],
+    ['{"name":"a","status":"down"}', true],
+    ["  status:\n    phase: Pending", true],
+    ['  status:\n    phase: Running\n    conditions:\n    - status: "True"', false],
+    ['{"name":"a","error":"connection refused"}', true],
+  ])("notableRecord(%j) is %s", (text, expected) => {
+    expect(notableRecord(text)).toBe(expected);
+  });
+
+  it.each([
+    ["api-7d9f8b6c5-2xkqp      1/1     Running            0          3d", false],
+    ["worker-5c7b9d8f4-h2jkl   0/1     CrashLoopBackOff   14         3d", true],
+    ["api-7d9f8b6c5-9wzlm      0/1     Running            0          3d", true],
+  ])("notableRow(%j) is %s", (row, expected) => {
+    expect(notableRow(KUBECTL_GET.split("\n")[0] as string, row)).toBe(expected);
+  });
+});
+
+describe("the fidelity check keeps records whole", () => {
+  const table = KUBECTL_GET;
+  it.each([
+    [
+      "a row cut in the middle",
+      table.replace("Running            0          12d", "Running ...[cut]..."),
+      "record_cut",
+    ],
+    [
+      "a notable row left out with a count",
+      table.replace(/\nworker.*\n/, "\n… (1 more row)\n"),
+      "record_cut",
+    ],
+    [
+      "a row left out without a count",
+      table.replace(/\napi-7d9f8b6c5-9wzlm.*\n/, "\n"),
+      "record_cut",
+    ],
+    [
+      "a normal row left out with a count",
+      table.replace(/\napi-7d9f8b6c5-9wzlm.*\n/, "\n… (1 more row)\n"),
+      undefined,
+    ],
+  ])("%s", (_, returned, expected) => {
+    expect(checkFidelity(table, returned, "table", [])).toBe(expected);
+  });
+
+  it.each([
+    ["cut in the middle", '[{"id":1},{"id":2},...[cut]...{"id":9}]', "json_broken"],
+    ["fewer items with a count", '[{"id":1},{"id":9}] [2 of 9 items shown]', undefined],
+    ["fewer items without a count", '[{"id":1},{"id":9}]', "json_broken"],
+  ])("JSON %s", (_, returned, expected) => {
+    const original = JSON.stringify(Array.from({ length: 9 }, (_, index) => ({ id: index + 1 })));
+    expect(checkFidelity(original, returned, "json", [])).toBe(expected);
+  });
+});
+
+describe("structured outputs through the default preset, clean mode", () => {
+  const { app } = testApp(CLEAN);
+
+  async function compactOne(command: string, text: string): Promise<string> {
+    const body = transcriptOf("openai", [{ text, ...bash(command) }]);
+    const response = await postCompact(app, body, { headers: COLD });
+    return outputTexts("openai", await response.text())[0] as string;
+  }
+
+  it("a pretty JSON array of 50 objects stays valid JSON with every object and field", async () => {
+    const text = usersJson(50);
+    const returned = await compactOne("curl -s https://api.example.com/users", text);
+    // Compact JSON (format) or TOON (toon): lossless either way, nothing cut or folded.
+    const value = returned.startsWith("[{") ? JSON.parse(returned) : decode(returned);
+    expect(value).toEqual(JSON.parse(text));
+    expect(returned).not.toContain("...[cut]...");
+    expect(returned).not.toMatch(/\(x\d+\)/);
+    for (let id = 1; id <= 50; id++) expect(returned).toContain(`user-${id}@example.com`);
+  });
+
+  it("kubectl get pods -o yaml of 40 pods keeps all 6 Pending phases", async () => {
+    const pending = new Set([3, 9, 17, 22, 30, 38]);
+    const returned = await compactOne("kubectl get pods -o yaml", podsYaml(40, pending));
+    expect(returned.match(/phase: Pending/g)).toHaveLength(6);
+    for (const index of pending) expect(returned).toContain(`name: api-${index}\n`);
+    expect(returned).not.toMatch(/repeated \d+ lines|\(x\d+\)/);
+  });
+});

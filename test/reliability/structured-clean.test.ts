@@ -1,0 +1,3 @@
+import { structuredSuite } from "./structured-suite.js";
+
+structuredSuite("clean");
