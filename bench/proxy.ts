@@ -56,7 +56,11 @@ const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
 await new Promise((done) => server.once("listening", done));
 const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-const paths = { openai: "/v1/chat/completions", anthropic: "/v1/messages" } as const;
+const paths = {
+  openai: "/v1/chat/completions",
+  anthropic: "/v1/messages",
+  responses: "/v1/responses",
+} as const;
 
 /** Milliseconds to the whole body, or to its first chunk. */
 async function timed(

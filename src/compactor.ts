@@ -26,10 +26,10 @@ import type { Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
-import { messagesView } from "./wire/message-views.js";
+import { messagesView, replacesMessages } from "./wire/message-views.js";
 import { messageElement, replaceMessagesEdit } from "./wire/replace-messages.js";
 import { readTranscript, type Transcript } from "./wire/transcript.js";
-import type { Provider, Span } from "./wire/types.js";
+import { conversationKey, type Provider, type Span, upstreamOf } from "./wire/types.js";
 
 export interface CompactOptions {
   provider?: ProviderChoice;
@@ -251,9 +251,10 @@ export class Compactor {
       return early("openai", sessionKey(undefined, options.session), "not_object");
     const provider = resolveProvider(options.provider ?? "auto", body);
     const session = sessionKey(body, options.session);
-    const { messages } = body;
+    const conversation = conversationKey(provider);
+    const messages = body[conversation];
     if (!Array.isArray(messages)) return early(provider, session, "no_messages");
-    const scan = scanBody(text);
+    const scan = scanBody(text, conversation);
     if (!scan || scan.ambiguous) return early(provider, session, "ambiguous_keys");
     const transcript = readTranscript(provider, messages, scan, this.#classes.of);
     const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
@@ -334,14 +335,16 @@ export class Compactor {
         maxStashBytes: config.store.max_entry_bytes,
         signal: options.signal ?? NEVER_ABORTED,
         incoming: {
-          provider: parsed.provider,
+          provider: upstreamOf(parsed.provider),
           model:
             options.incoming?.model ??
             (typeof parsed.body.model === "string" ? parsed.body.model : undefined),
           headers: options.incoming?.headers ?? {},
-          baseUrl: config.upstream[parsed.provider].base_url,
+          baseUrl: config.upstream[upstreamOf(parsed.provider)].base_url,
         },
-        messages: () => messagesView(parsed.provider, parsed.messages, parsed.scan, parsed.text),
+        messages: replacesMessages(parsed.provider)
+          ? () => messagesView(parsed.provider, parsed.messages, parsed.scan, parsed.text)
+          : undefined,
       },
     );
     const written = writeBack(parsed, run, this.#hash, (value) => this.#tokens.count(value));
@@ -556,14 +559,14 @@ function writeBack(
 }
 
 /**
- * The result with the expand tool added (§8.1). Edits only ever fall inside `messages`, so the
- * source scan still locates every other member: those after `messages` move by the change in
- * length.
+ * The result with the expand tool added (§8.1). Edits only ever fall inside the conversation
+ * array (`messages`, `input`), so the source scan still locates every other member: those after
+ * it move by the change in length.
  */
 function withExpandTool(result: CompactResult, parsed: Parsed): CompactResult {
   const { scan } = parsed;
   const delta = result.text.length - parsed.text.length;
-  const messages = scan.members.get("messages");
+  const messages = scan.members.get(conversationKey(parsed.provider));
   const members = new Map<string, Span>();
   for (const [key, span] of scan.members) {
     if (span === messages) members.set(key, { start: span.start, end: span.end + delta });

@@ -9,7 +9,7 @@ import { applyEdits, type Edit } from "./wire/edit.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
 import { elementText } from "./wire/replace-messages.js";
 import { type ContentString, readTranscript } from "./wire/transcript.js";
-import type { Span } from "./wire/types.js";
+import { conversationKey, type Span } from "./wire/types.js";
 
 export interface RehydrateResult {
   readonly text: string;
@@ -45,15 +45,16 @@ export async function rehydrate(
   }
   if (!isRecord(body)) throw new InvalidBodyError("body is not a JSON object");
   const session = sessionKey(body, options.session);
-  const scan = scanBody(text);
-  if (!Array.isArray(body.messages) || !scan || scan.ambiguous) {
+  const provider = resolveProvider(options.provider ?? "auto", body);
+  const conversation = conversationKey(provider);
+  const messages = body[conversation];
+  const scan = scanBody(text, conversation);
+  if (!Array.isArray(messages) || !scan || scan.ambiguous) {
     return { text, session, restored: 0, unresolved: 0 };
   }
-  const provider = resolveProvider(options.provider ?? "auto", body);
-  const transcript = readTranscript(provider, body.messages, scan);
+  const transcript = readTranscript(provider, messages, scan);
   // Records and markers are resolved only through the conversation this body is (§7): the chain
-  // ids of its messages as they stand, which are those the compactor returned.
-  const messages = body.messages;
+  // ids of its messages (Responses: items) as they stand, which are those the compactor returned.
   const chain = chainIds(
     scan.messages.map((span, index) =>
       messageDigest(text.slice(span.start, span.end), () => messages[index]),

@@ -1,12 +1,15 @@
 import type { Span } from "../wire/types.js";
 import { rawMarkerIds } from "./markers.js";
 
-/** The members whose text the model reads as conversation; `tools` is never searched (§8.1). */
-const SEARCHED = ["system", "messages"] as const;
+/**
+ * The members whose text the model reads as conversation (Responses bodies: `instructions` and
+ * `input`); `tools` is never searched (§8.1).
+ */
+const SEARCHED = ["system", "messages", "instructions", "input"] as const;
 
 /**
- * Marker ids carried by a request's `system` and `messages` values, searched in the raw text
- * (escaped markers included), in order of first appearance.
+ * Marker ids carried by a request's `system` and `messages` values (`instructions` and `input`),
+ * searched in the raw text (escaped markers included), in order of first appearance.
  */
 export function requestMarkerIds(text: string, members: ReadonlyMap<string, Span>): Set<string> {
   const ids = new Set<string>();

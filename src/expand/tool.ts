@@ -28,9 +28,18 @@ export const ANTHROPIC_EXPAND_TOOL = {
   input_schema: PARAMETERS,
 } as const;
 
+/** OpenAI Responses `tools[]` entry: the flat function form. */
+export const RESPONSES_EXPAND_TOOL = {
+  type: "function",
+  name: EXPAND_TOOL_NAME,
+  description: DESCRIPTION,
+  parameters: PARAMETERS,
+} as const;
+
 const TOOL_JSON: Readonly<Record<Provider, string>> = {
   openai: JSON.stringify(OPENAI_EXPAND_TOOL),
   anthropic: JSON.stringify(ANTHROPIC_EXPAND_TOOL),
+  responses: JSON.stringify(RESPONSES_EXPAND_TOOL),
 };
 
 /** The tool definition as JSON text, byte-identical on every call (provider prompt caches stay warm). */
@@ -38,7 +47,7 @@ export function expandToolJson(provider: Provider): string {
   return TOOL_JSON[provider];
 }
 
-/** The name a `tools[]` entry declares, for either provider's shape. */
+/** The name a `tools[]` entry declares, in any wire format's shape. */
 export function declaredToolName(tool: unknown): string | undefined {
   if (typeof tool !== "object" || tool === null) return undefined;
   const record = tool as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { ModelConfig } from "../config/schema.js";
 import type { IncomingRequest } from "../pipeline/types.js";
-import type { Provider } from "../wire/types.js";
+import type { Upstream as Provider } from "../wire/types.js";
 import { credentialHeaders } from "./credential-headers.js";
 
 /** Where and how one model is called: everything a request needs, resolved from configuration. */

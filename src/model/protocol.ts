@@ -1,5 +1,5 @@
 import { isRecord } from "../wire/detect.js";
-import type { Provider } from "../wire/types.js";
+import type { Upstream as Provider } from "../wire/types.js";
 import { ModelResponseError } from "./errors.js";
 
 /** One question to a cheap model: a system instruction and one user message. */

@@ -286,7 +286,7 @@ export class Metrics {
     }
     this.#replayed.counter.inc(0);
     for (const operation of storeOperations) this.#storeErrors.inc({ operation }, 0);
-    for (const provider of ["openai", "anthropic"]) {
+    for (const provider of ["openai", "anthropic", "responses"]) {
       for (const delivery of ["streamed", "buffered"]) {
         this.#proxyResponses.inc({ provider, delivery }, 0);
       }

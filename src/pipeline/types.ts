@@ -1,5 +1,5 @@
 import type { ComponentName, ComponentsConfig, MarkerMode } from "../config/schema.js";
-import type { Provider, ToolOutput } from "../wire/types.js";
+import type { Provider, ToolOutput, Upstream } from "../wire/types.js";
 import type { ModelCallReport } from "./report.js";
 
 export type ComponentKind = "reformat" | "offload";
@@ -51,7 +51,8 @@ export interface ComponentContext {
 
 /** What `source: incoming` reuses of the request being compacted: its model and credentials. */
 export interface IncomingRequest {
-  readonly provider: Provider;
+  /** The API family the request is served by (a Responses body's is OpenAI's). */
+  readonly provider: Upstream;
   readonly model?: string | undefined;
   /** Credential headers of the request (`authorization`, `x-api-key`, `api-key`, `anthropic-version`). */
   readonly headers: Readonly<Record<string, string>>;

@@ -12,7 +12,10 @@ export function rehydrateRoutes({ config, compaction }: Services): Hono {
   app.post("/rehydrate", limitBody(config.limits.body_bytes), async (c) => {
     const provider = parseProviderChoice(c.req.query("provider"));
     if (provider === undefined) {
-      return c.json({ error: "query parameter provider must be openai, anthropic or auto" }, 400);
+      return c.json(
+        { error: "query parameter provider must be openai, anthropic, responses or auto" },
+        400,
+      );
     }
     const answer = await compaction.rehydrate(new Uint8Array(await c.req.arrayBuffer()), {
       provider,

@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.js";
-import type { Provider } from "../wire/types.js";
+import { type Provider, upstreamOf } from "../wire/types.js";
 import { ClientGoneError, UpstreamTimeoutError, UpstreamUnreachableError } from "./errors.js";
 import { upstreamRequestHeaders } from "./headers.js";
 
@@ -19,6 +19,7 @@ export interface UpstreamCall {
 const PATHS: Readonly<Record<Provider, string>> = {
   openai: "/chat/completions",
   anthropic: "/v1/messages",
+  responses: "/responses",
 };
 
 /**
@@ -34,11 +35,11 @@ export class UpstreamClient {
   ) {}
 
   url(provider: Provider): string {
-    return `${this.config[provider].base_url.replace(/\/+$/, "")}${PATHS[provider]}`;
+    return `${this.config[upstreamOf(provider)].base_url.replace(/\/+$/, "")}${PATHS[provider]}`;
   }
 
   async send(call: UpstreamCall): Promise<Response> {
-    const target = this.config[call.provider];
+    const target = this.config[upstreamOf(call.provider)];
     const timeoutMs = this.config.first_byte_timeout_ms;
     const controller = new AbortController();
     const onClientGone = () => controller.abort(new ClientGoneError());

@@ -1,4 +1,4 @@
-import type { Provider } from "../wire/types.js";
+import { type Provider, upstreamOf } from "../wire/types.js";
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and others a proxy must not pass on. */
 const HOP_BY_HOP = [
@@ -49,7 +49,7 @@ export function upstreamRequestHeaders(
   });
   if (gatewayKey !== undefined) {
     for (const name of CREDENTIALS) headers.delete(name);
-    if (provider === "openai") headers.set("authorization", `Bearer ${gatewayKey}`);
+    if (upstreamOf(provider) === "openai") headers.set("authorization", `Bearer ${gatewayKey}`);
     else headers.set("x-api-key", gatewayKey);
   }
   headers.set("content-type", "application/json");

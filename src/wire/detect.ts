@@ -7,11 +7,13 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * §2 sniffing: Anthropic when the body has a top-level `system` string or array, or any
- * `tool_use` / `tool_result` content block; OpenAI otherwise.
+ * §2 sniffing: OpenAI Responses when the body has an `input` array and no `messages`; Anthropic
+ * when it has a top-level `system` string or array, or any `tool_use` / `tool_result` content
+ * block; OpenAI chat otherwise.
  */
 export function detectProvider(body: Record<string, unknown>): Provider {
   const { system, messages } = body;
+  if (messages === undefined && Array.isArray(body.input)) return "responses";
   if (typeof system === "string" || Array.isArray(system)) return "anthropic";
   if (!Array.isArray(messages)) return "openai";
   for (const message of messages) {
@@ -29,7 +31,9 @@ export function resolveProvider(choice: ProviderChoice, body: Record<string, unk
   return choice === "auto" ? detectProvider(body) : choice;
 }
 
+const CHOICES: readonly string[] = ["openai", "anthropic", "responses", "auto"];
+
 export function parseProviderChoice(value: string | undefined): ProviderChoice | undefined {
   if (value === undefined || value === "") return "auto";
-  return value === "openai" || value === "anthropic" || value === "auto" ? value : undefined;
+  return CHOICES.includes(value) ? (value as ProviderChoice) : undefined;
 }

@@ -1,13 +1,14 @@
-import type { Span } from "./types.js";
+import type { ConversationKey, Span } from "./types.js";
 
 /**
  * A linear scanner over request text that JSON.parse has already accepted. It records where the
  * values the pipeline may rewrite sit in the text, so a response can be the original text with
  * only those spans replaced (§3): no second parse, no re-serialisation.
  *
- * String spans under `messages` are keyed by their path below the array, joined with "/":
- * `3/content` (message 3's content string), `3/content/1/text`, `3/content/1/content`,
- * `3/content/1/content/0/text`.
+ * String spans under the conversation array (`messages`, or a Responses body's `input`) are
+ * keyed by their path below the array, joined with "/": `3/content` (message 3's content
+ * string), `3/content/1/text`, `3/content/1/content`, `3/content/1/content/0/text`; in `input`
+ * also an item's `output` (`3/output`, `3/output/0/text`).
  *
  * It runs on every request, so it is written as plain loops that allocate only what they
  * record: strings are crossed with indexOf, paths are built only for recorded strings.
@@ -17,9 +18,9 @@ export interface BodyScan {
   readonly members: Map<string, Span>;
   /** Offset of the root object's closing `}`. */
   readonly close: number;
-  /** Spans of the elements of the `messages` array, in order. */
+  /** Spans of the elements of the conversation array (`messages` or `input`), in order. */
   readonly messages: Span[];
-  /** Spans of rewritable string literals (quotes included), keyed by path below `messages`. */
+  /** Spans of rewritable string literals (quotes included), keyed by path below the array. */
   readonly strings: Map<string, Span>;
   /** A key repeats inside the scanned structure: spans may not match JSON.parse's view. */
   readonly ambiguous: boolean;
@@ -37,18 +38,26 @@ const COMMA = 44;
 export function scanTopLevel(
   text: string,
 ): { members: Map<string, Span>; close: number } | undefined {
-  const scan = scanBody(text, false);
+  const scan = scanBody(text, undefined);
   return scan && { members: scan.members, close: scan.close };
 }
 
-/** Scans a body; undefined when the text is not a JSON object. Expects text JSON.parse accepts. */
-export function scanBody(text: string, withMessages = true): BodyScan | undefined {
-  return new Scanner(text).body(withMessages);
+/**
+ * Scans a body and the strings of its conversation array `conversation` (none when undefined);
+ * undefined when the text is not a JSON object. Expects text JSON.parse accepts.
+ */
+export function scanBody(
+  text: string,
+  conversation: ConversationKey | undefined = "messages",
+): BodyScan | undefined {
+  return new Scanner(text, conversation === "input").body(conversation);
 }
 
 /** Bits of the keys a container may hold once; a repeat makes the scan ambiguous. */
 const KEY_CONTENT = 1;
 const KEY_TEXT = 2;
+/** A Responses item's `output` (function_call_output, custom_tool_call_output). */
+const KEY_OUTPUT = 4;
 
 class Scanner {
   ambiguous = false;
@@ -56,9 +65,13 @@ class Scanner {
   readonly strings = new Map<string, Span>();
   at = 0;
 
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    /** Whether `output` is a rewritable key (Responses items). */
+    readonly outputs: boolean,
+  ) {}
 
-  body(withMessages: boolean): BodyScan | undefined {
+  body(conversation: ConversationKey | undefined): BodyScan | undefined {
     const { text } = this;
     this.space();
     if (text.charCodeAt(this.at) !== OPEN_BRACE) return undefined;
@@ -69,7 +82,7 @@ class Scanner {
       const key = this.key();
       if (members.has(key)) this.ambiguous = true;
       const start = this.at;
-      if (withMessages && key === "messages" && text.charCodeAt(start) === OPEN_BRACKET) {
+      if (key === conversation && text.charCodeAt(start) === OPEN_BRACKET) {
         if (this.messages.length > 0) this.ambiguous = true;
         this.messagesArray();
       } else {
@@ -118,8 +131,9 @@ class Scanner {
   }
 
   /**
-   * Reads `"key"` and the `:` after it, like key(), but only tells whether the key is `content`
-   * or `text` (or neither): no string is built for the many keys a message holds.
+   * Reads `"key"` and the `:` after it, like key(), but only tells whether the key is `content`,
+   * `text` or (in Responses items) `output`, or none: no string is built for the many keys a
+   * message holds.
    */
   keyBit(): number {
     const { text } = this;
@@ -132,11 +146,14 @@ class Scanner {
     const length = end - start;
     if (length === 7 && text.startsWith("content", start)) return KEY_CONTENT;
     if (length === 4 && text.startsWith("text", start)) return KEY_TEXT;
+    if (this.outputs && length === 6 && text.startsWith("output", start)) return KEY_OUTPUT;
     for (let at = start; at < end; at++) {
       if (text.charCodeAt(at) === BACKSLASH) {
         // An escaped spelling (`"cont\u0065nt"`) names the same key once decoded.
         const key = JSON.parse(text.slice(start - 1, end + 1)) as string;
-        return key === "content" ? KEY_CONTENT : key === "text" ? KEY_TEXT : 0;
+        if (key === "content") return KEY_CONTENT;
+        if (key === "text") return KEY_TEXT;
+        return this.outputs && key === "output" ? KEY_OUTPUT : 0;
       }
     }
     return 0;
@@ -209,7 +226,7 @@ class Scanner {
     this.space();
     for (let index = 0; text.charCodeAt(this.at) !== CLOSE_BRACKET; index++) {
       const start = this.at;
-      this.container(index, -1, -1);
+      this.container(index, -1, -1, "content");
       this.messages.push({ start, end: this.at });
       this.next();
     }
@@ -218,9 +235,10 @@ class Scanner {
 
   /**
    * Records rewritable strings inside a message (block -1), a content block (inner -1) or a
-   * block nested in a tool_result: a message's and a block's `content`, a block's `text`.
+   * block nested in a tool_result: a message's and a block's `content`, a block's `text`, a
+   * Responses item's `output`. `parent` names the array a block sits in (`content`, `output`).
    */
-  container(message: number, block: number, inner: number): void {
+  container(message: number, block: number, inner: number, parent: string): void {
     const { text } = this;
     if (text.charCodeAt(this.at) !== OPEN_BRACE) {
       this.skipValue();
@@ -235,20 +253,21 @@ class Scanner {
       if (seen & bit) this.ambiguous = true;
       seen |= bit;
       const code = text.charCodeAt(this.at);
-      const isContent = bit === KEY_CONTENT && depth < 2;
+      const isContent = (bit === KEY_CONTENT && depth < 2) || (bit === KEY_OUTPUT && depth === 0);
       if (code === QUOTE && (isContent || (bit === KEY_TEXT && depth > 0))) {
         const start = this.at;
         this.skipString();
-        this.strings.set(path(message, block, inner, bit === KEY_TEXT ? "text" : "content"), {
+        this.strings.set(path(message, block, inner, parent, KEY_NAMES[bit] as string), {
           start,
           end: this.at,
         });
       } else if (code === OPEN_BRACKET && isContent) {
         this.at++;
         this.space();
+        const named = KEY_NAMES[bit] as string;
         for (let index = 0; text.charCodeAt(this.at) !== CLOSE_BRACKET; index++) {
-          if (depth === 0) this.container(message, index, -1);
-          else this.container(message, block, index);
+          if (depth === 0) this.container(message, index, -1, named);
+          else this.container(message, block, index, parent);
           this.next();
         }
         this.at++;
@@ -261,8 +280,14 @@ class Scanner {
   }
 }
 
-function path(message: number, block: number, inner: number, key: string): string {
+const KEY_NAMES: Readonly<Record<number, string>> = {
+  [KEY_CONTENT]: "content",
+  [KEY_TEXT]: "text",
+  [KEY_OUTPUT]: "output",
+};
+
+function path(message: number, block: number, inner: number, parent: string, key: string): string {
   if (block < 0) return `${message}/${key}`;
-  if (inner < 0) return `${message}/content/${block}/${key}`;
-  return `${message}/content/${block}/content/${inner}/${key}`;
+  if (inner < 0) return `${message}/${parent}/${block}/${key}`;
+  return `${message}/${parent}/${block}/content/${inner}/${key}`;
 }

@@ -5,6 +5,16 @@ import { contentText } from "./transcript.js";
 import type { Provider } from "./types.js";
 
 /**
+ * Whether messages-scoped components (summaries, which put one message in place of a run) may
+ * run on a wire format. Not on Responses: its items are never added, removed or reordered (§3)
+ * — a reasoning item must keep the item that follows it, a function_call its output — so there
+ * such a component is reported unavailable and every item goes on as received.
+ */
+export function replacesMessages(provider: Provider): boolean {
+  return provider !== "responses";
+}
+
+/**
  * The messages of a request for messages-scoped components: each message's role, a text
  * rendering of what the model reads, the tool calls it makes and answers, and the raw JSON of
  * any run of messages (from the scan's element spans, so it is exactly the client's bytes).

@@ -4,6 +4,7 @@ import { anthropicStrings } from "./anthropic.js";
 import { isRecord } from "./detect.js";
 import type { BodyScan } from "./json-scan.js";
 import { openaiStrings } from "./openai.js";
+import { responsesStrings } from "./responses.js";
 import type { Provider, Span, ToolCall, ToolOutput } from "./types.js";
 
 /** One string of message content, located in the request text. */
@@ -35,15 +36,23 @@ export interface AdapterResult {
   readonly goal: string;
 }
 
-/** Builds the transcript of a scanned body, classing its tool outputs by `classify`. */
+const ADAPTERS = {
+  openai: openaiStrings,
+  anthropic: anthropicStrings,
+  responses: responsesStrings,
+} as const satisfies Record<Provider, (items: readonly unknown[], scan: BodyScan) => AdapterResult>;
+
+/**
+ * Builds the transcript of a scanned body, classing its tool outputs by `classify`. `messages`
+ * is the body's conversation array (`messages`, or a Responses body's `input` items).
+ */
 export function readTranscript(
   provider: Provider,
   messages: readonly unknown[],
   scan: BodyScan,
   classify: (text: string, call: ToolCall | undefined) => ContentClass = classifyOutput,
 ): Transcript {
-  const adapter = provider === "anthropic" ? anthropicStrings : openaiStrings;
-  const found = adapter(messages, scan);
+  const found = ADAPTERS[provider](messages, scan);
   const outputs: ToolOutput[] = [];
   const outputSpans: Span[] = [];
   for (const item of found.strings) {

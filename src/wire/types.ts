@@ -1,6 +1,21 @@
 import type { ContentClass } from "../content/content-class.js";
 
-export type Provider = "openai" | "anthropic";
+/** The wire format of a request body (§3): OpenAI chat, Anthropic messages, OpenAI Responses. */
+export type Provider = "openai" | "anthropic" | "responses";
+
+/** The upstream API family a wire format is served by: Responses bodies go to OpenAI. */
+export type Upstream = "openai" | "anthropic";
+
+export function upstreamOf(provider: Provider): Upstream {
+  return provider === "anthropic" ? "anthropic" : "openai";
+}
+
+/** The member that holds the conversation: `messages` for chat shapes, `input` for Responses. */
+export type ConversationKey = "messages" | "input";
+
+export function conversationKey(provider: Provider): ConversationKey {
+  return provider === "responses" ? "input" : "messages";
+}
 
 /** The call that produced a tool output (§3): the tool's name and its parsed arguments. */
 export interface ToolCall {
@@ -14,7 +29,7 @@ export interface ToolCall {
 export interface ToolOutput {
   /** Position among the request's tool outputs, 0-based, in message order. */
   readonly index: number;
-  /** Index of the message that holds it in `messages`. */
+  /** Index of the message (Responses: item) that holds it in the conversation array. */
   readonly messageIndex: number;
   readonly text: string;
   readonly call: ToolCall | undefined;

@@ -4,10 +4,11 @@ import { messageTexts } from "../../bench/metrics.js";
 import { detectProvider, isRecord } from "../../src/wire/detect.js";
 import { scanBody } from "../../src/wire/json-scan.js";
 import { readTranscript } from "../../src/wire/transcript.js";
+import type { Provider } from "../../src/wire/types.js";
 
 const corpus = generateCorpus({ sessions: 3, seed: 7 });
 
-function transcriptOf(body: string, provider: "openai" | "anthropic") {
+function transcriptOf(body: string, provider: Provider) {
   const parsed: unknown = JSON.parse(body);
   const scan = scanBody(body);
   if (!isRecord(parsed) || !Array.isArray(parsed.messages) || !scan) throw new Error("no body");

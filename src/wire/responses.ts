@@ -1,0 +1,94 @@
+import { isRecord } from "./detect.js";
+import type { BodyScan } from "./json-scan.js";
+import { type AdapterResult, StringCollector } from "./transcript.js";
+import type { ToolCall } from "./types.js";
+
+/**
+ * OpenAI Responses (§3): the conversation is the `input` array of items. Tool outputs are
+ * `function_call_output` and `custom_tool_call_output` items whose `output` is a string or an
+ * array of `input_text` parts; each string is one tool output, paired by `call_id` with the
+ * `function_call` (`name`, `arguments`) or `custom_tool_call` (`name`, `input`) item that asked
+ * for it. Message items' text is counted; `reasoning`, `compaction` and any other item type are
+ * never read, so their bytes (`encrypted_content` included) stay as the client sent them.
+ */
+export function responsesStrings(items: readonly unknown[], scan: BodyScan): AdapterResult {
+  const collector = new StringCollector(scan);
+  const calls = new Map<string, ToolCall>();
+  let goal = "";
+
+  items.forEach((item, index) => {
+    if (!isRecord(item)) return;
+    const { type } = item;
+    if (type === "function_call" || type === "custom_tool_call") {
+      const call = toolCall(item);
+      if (call) calls.set(call.id, call);
+    } else if (type === "function_call_output" || type === "custom_tool_call_output") {
+      const tool = {
+        call: typeof item.call_id === "string" ? calls.get(item.call_id) : undefined,
+        isError: false,
+      };
+      const { output } = item;
+      if (typeof output === "string") {
+        collector.add(`${index}/output`, output, index, tool);
+      } else if (Array.isArray(output)) {
+        output.forEach((part, partIndex) => {
+          if (isRecord(part) && part.type === "input_text") {
+            collector.add(`${index}/output/${partIndex}/text`, part.text, index, tool);
+          }
+        });
+      }
+    } else if (isMessage(item)) {
+      const { content } = item;
+      if (typeof content === "string") {
+        collector.add(`${index}/content`, content, index);
+      } else if (Array.isArray(content)) {
+        content.forEach((part, partIndex) => {
+          if (isTextPart(part))
+            collector.add(`${index}/content/${partIndex}/text`, part.text, index);
+        });
+      }
+      if (item.role === "user") {
+        const text = itemText(item);
+        if (text !== "") goal = text;
+      }
+    }
+  });
+
+  return { strings: collector.strings, goal };
+}
+
+/** A message item: `type: "message"`, or the easy form with a `role` and no type. */
+export function isMessage(item: Record<string, unknown>): boolean {
+  return item.type === "message" || (item.type === undefined && typeof item.role === "string");
+}
+
+/** The text of a message item: its content string, or its text parts joined by newlines. */
+export function itemText(item: Record<string, unknown>): string {
+  const { content } = item;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const texts: string[] = [];
+  for (const part of content) if (isTextPart(part)) texts.push(part.text);
+  return texts.join("\n");
+}
+
+function isTextPart(part: unknown): part is { text: string } {
+  if (!isRecord(part) || typeof part.text !== "string") return false;
+  return part.type === "input_text" || part.type === "output_text" || part.type === "text";
+}
+
+function toolCall(item: Record<string, unknown>): ToolCall | undefined {
+  const { call_id: id, name } = item;
+  if (typeof id !== "string" || typeof name !== "string") return undefined;
+  if (item.type === "custom_tool_call") return { id, name, input: item.input };
+  return { id, name, input: parseArguments(item.arguments) };
+}
+
+function parseArguments(args: unknown): unknown {
+  if (typeof args !== "string") return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return undefined;
+  }
+}
