@@ -263,7 +263,7 @@ export class Compactor {
         ? pipelineFor(requested, options.preset ?? config.preset)
         : configuredPipeline(config);
     const tokensBefore = transcript.strings.reduce(
-      (sum, item) => sum + this.#tokens.count(item.text),
+      (sum, item) => sum + this.#tokens.estimate(item.text),
       0,
     );
     return {
@@ -347,7 +347,7 @@ export class Compactor {
           : undefined,
       },
     );
-    const written = writeBack(parsed, run, this.#hash, (value) => this.#tokens.count(value));
+    const written = writeBack(parsed, run, this.#hash, (value) => this.#tokens.estimate(value));
     if ("bail" in written) return written;
     const degraded =
       !expandable && store.persists && usesFullMarkers(config, names)

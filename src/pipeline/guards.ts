@@ -74,12 +74,12 @@ export function guardChanges(
         continue;
       }
     }
-    const tokensBefore = guard.tokens.count(guard.current[index] as string);
-    const tokensAfter = guard.tokens.count(text);
-    if (tokensAfter >= tokensBefore) {
+    const counted = guard.tokens.compare(guard.current[index] as string, text);
+    if (!counted.fewer) {
       entry.dropped++;
       continue;
     }
+    const { before: tokensBefore, after: tokensAfter } = counted;
     before += tokensBefore;
     after += tokensAfter;
     kept.push(change);

@@ -171,7 +171,10 @@ async function runOnce(
       continue;
     }
     if (trigger.min_request_tokens > 0) {
-      requestTokens ??= transcript.strings.reduce((sum, s) => sum + deps.tokens.count(s.text), 0);
+      requestTokens ??= transcript.strings.reduce(
+        (sum, s) => sum + deps.tokens.estimate(s.text),
+        0,
+      );
       if (requestTokens < trigger.min_request_tokens) {
         entry.gated = "min_request_tokens";
         continue;

@@ -1,5 +1,16 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { SizedMemo } from "./sized-memo.js";
+import { LONGEST_TOKEN_BYTES, tokenBounds, visibleLines } from "./token-bounds.js";
+
+/**
+ * Texts up to this many UTF-16 units are counted exactly wherever a count is asked for; a larger
+ * one (a multi-megabyte build log) is counted exactly only where a guard cannot decide from its
+ * bounds, and its reported count is an estimate (`estimate`).
+ */
+export const EXACT_CHARS = 64 * 1024;
+/** An estimate counts this many windows of WINDOW_CHARS units, spread evenly over the text. */
+const WINDOWS = 16;
+const WINDOW_CHARS = 1024;
 
 /** Longest run of one character class that is counted as a single pre-tokenizer piece. */
 const RUN_CHUNK = 256;
@@ -82,28 +93,91 @@ export function countO200k(text: string): number {
  */
 export class TokenCounter {
   readonly #memo: SizedMemo<number>;
+  readonly #exact: (text: string) => number;
 
-  constructor(maxChars = 64 * 1024 * 1024) {
+  /** `exact` counts one text exactly (the tests count its calls). */
+  constructor(maxChars = 64 * 1024 * 1024, exact: (text: string) => number = countO200k) {
     this.#memo = new SizedMemo(maxChars, (key) => key.length + 16);
+    this.#exact = exact;
   }
 
   count(text: string): number {
     if (text.length === 0) return 0;
     const known = this.#memo.get(text);
     if (known !== undefined) return known;
-    const counted = countO200k(text);
+    const counted = this.#exact(text);
     this.#memo.set(text, counted);
     return counted;
   }
 
   /**
    * True when `text` has at least `limit` tokens. A token spans at least one UTF-8 byte and a
-   * UTF-16 unit is at most three, so short texts are answered without counting; the rest are
-   * counted once and remembered, because agents re-send the same outputs every turn.
+   * UTF-16 unit is at most three, so short texts are answered without counting; a text too long
+   * to count quickly is answered from its lower bound (token-bounds.ts) when that suffices; the
+   * rest are counted once and remembered, because agents re-send the same outputs every turn.
    */
   atLeast(text: string, limit: number): boolean {
     if (limit <= 0) return true;
     if (text.length * 3 < limit) return false;
+    if (text.length > EXACT_CHARS) {
+      // A UTF-16 unit is at least one UTF-8 byte.
+      if (Math.ceil(text.length / LONGEST_TOKEN_BYTES) >= limit) return true;
+      if (visibleLines(text, limit) >= limit) return true;
+    }
     return this.count(text) >= limit;
   }
+
+  /**
+   * The token count to report for `text`: exact up to EXACT_CHARS units, else an estimate from
+   * windows spread over it, scaled to its length and kept within its bounds. Not remembered: it
+   * costs a few windows and one pass over the text.
+   */
+  estimate(text: string): number {
+    if (text.length <= EXACT_CHARS) return this.count(text);
+    return estimateTokens(text, this.#exact);
+  }
+
+  /**
+   * The "strictly fewer tokens" guard (§4) for `after` replacing `before`, with the counts to
+   * report. Decided from bounds when the replacement is far smaller (a collapse of a huge
+   * output: only the kept text is counted exactly, when it is small); else both are counted
+   * exactly.
+   */
+  compare(before: string, after: string): { before: number; after: number; fewer: boolean } {
+    if (before.length > EXACT_CHARS) {
+      const afterUpper = Buffer.byteLength(after, "utf8");
+      const certainlyFewer =
+        Math.ceil(before.length / LONGEST_TOKEN_BYTES) > afterUpper ||
+        visibleLines(before, afterUpper + 1) > afterUpper;
+      if (certainlyFewer) {
+        const afterCount = this.estimate(after);
+        const beforeCount = Math.max(this.estimate(before), afterCount + 1);
+        return { before: beforeCount, after: afterCount, fewer: true };
+      }
+    }
+    const counts = { before: this.count(before), after: this.count(after) };
+    return { ...counts, fewer: counts.after < counts.before };
+  }
 }
+
+/** An estimate of the tokens of a long text (see TokenCounter.estimate). */
+export function estimateTokens(text: string, exact: (text: string) => number = countO200k): number {
+  const stride = Math.floor(text.length / WINDOWS);
+  let sampledChars = 0;
+  let sampledTokens = 0;
+  for (let window = 0; window < WINDOWS; window++) {
+    let start = window * stride;
+    let end = Math.min(text.length, start + WINDOW_CHARS);
+    // Never between the halves of a surrogate pair.
+    if (isLowSurrogate(text.charCodeAt(start))) start++;
+    if (isLowSurrogate(text.charCodeAt(end))) end--;
+    const piece = text.slice(start, end);
+    sampledChars += piece.length;
+    sampledTokens += exact(piece);
+  }
+  const scaled = Math.round((sampledTokens * text.length) / Math.max(1, sampledChars));
+  const { lower, upper } = tokenBounds(text);
+  return Math.min(upper, Math.max(lower, scaled));
+}
+
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
