@@ -49,7 +49,7 @@ async function redisService(url: string): Promise<Service> {
     close: () => store.close(),
   };
   // Each write to the socket is one round trip here: every store call awaits its reply.
-  const stream = redis.redis.stream;
+  const stream = (redis.redis as Redis).stream;
   const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
   stream.write = ((...args: unknown[]) => {
     service.writes++;

@@ -73,6 +73,10 @@ export const descriptions: Readonly<Record<string, string>> = {
     "Key of the marker ids (HMAC-SHA-256). Unset: a random key per process, or on Redis one key shared by the replicas (`<prefix>hash-key`, created once). Set it from a Secret to keep ids across restarts.",
   "store.redis.url": "Redis connection URL.",
   "store.redis.key_prefix": "Prefix of every Redis key the service writes.",
+  "store.redis.mode":
+    "`standalone` (one Redis at `url`) or `cluster` (Redis Cluster / Valkey cluster through `nodes`; docs/redis.md).",
+  "store.redis.nodes":
+    "Cluster mode: seed nodes, `redis://[:password@]host:port` (`rediss://` for TLS); comma-separated in the environment.",
   "cache.policy":
     "`freeze`: messages already sent come back byte for byte as before, and only a cold cache re-decides the head; `ignore`: every request is decided afresh.",
   "cache.ttl_seconds":

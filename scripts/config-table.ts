@@ -35,6 +35,8 @@ export const environmentNames = [
   "STORE_ENABLED",
   "STORE_BACKEND",
   "REDIS_URL",
+  "REDIS_MODE",
+  "REDIS_NODES",
   "MARKER_MODE",
   "PRESET",
   "PIPELINE",

@@ -11,6 +11,8 @@ const overrides: ReadonlyArray<{ name: string; path: string[]; read: (text: stri
     { name: "STORE_ENABLED", path: ["store", "enabled"], read: boolean },
     { name: "STORE_BACKEND", path: ["store", "backend"], read: String },
     { name: "REDIS_URL", path: ["store", "redis", "url"], read: String },
+    { name: "REDIS_MODE", path: ["store", "redis", "mode"], read: String },
+    { name: "REDIS_NODES", path: ["store", "redis", "nodes"], read: list },
     { name: "MARKER_MODE", path: ["marker_mode"], read: String },
     { name: "PRESET", path: ["preset"], read: String },
     { name: "PIPELINE", path: ["pipeline"], read: list },

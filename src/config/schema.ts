@@ -125,6 +125,20 @@ export const storeSchema = z.strictObject({
     .strictObject({
       url: z.string().min(1).default("redis://127.0.0.1:6379"),
       key_prefix: z.string().default("cg:"),
+      /** `cluster`: Redis Cluster / Valkey cluster through `nodes` (src/store/redis-client.ts). */
+      mode: z.enum(["standalone", "cluster"]).default("standalone"),
+      /** Cluster seeds, `redis://[:password@]host:port` (`rediss://` for TLS); `url` is unused. */
+      nodes: z
+        .array(z.string().regex(/^rediss?:\/\/[^/]+/, "a redis:// or rediss:// URL"))
+        .default([]),
+    })
+    .refine((redis) => redis.mode === "standalone" || redis.nodes.length > 0, {
+      message: "cluster mode needs at least one seed in store.redis.nodes",
+      path: ["nodes"],
+    })
+    .refine((redis) => redis.mode === "standalone" || !/[{}]/.test(redis.key_prefix), {
+      message: "in cluster mode the key prefix must not hold { or } (they make hash tags)",
+      path: ["key_prefix"],
     })
     .prefault({}),
 });

@@ -1,6 +1,6 @@
-import { Redis } from "ioredis";
 import type { StoreConfig } from "../config/schema.js";
 import { ConfigError } from "../errors/config-error.js";
+import { createRedisClient } from "../store/redis-client.js";
 import { randomHashKey } from "./random.js";
 import type { HashKeyHandle, HashKeyOptions } from "./resolve.js";
 
@@ -13,7 +13,7 @@ export function sharedHashKeyName(prefix: string): string {
 const MIN_KEY_LENGTH = 16;
 
 /**
- * The marker key shared by every replica on one Redis (§6): the first replica to start writes a
+ * The marker key shared by every replica on one Redis or Redis Cluster (§6): the first replica to start writes a
  * random key with SET NX, every later one reads it. Start-up waits while Redis is unreachable.
  * The connection stays open so that, should Redis come back empty (a restart without
  * persistence), the running replicas write their key again before a new replica makes another.
@@ -23,13 +23,13 @@ export async function sharedHashKey(
   options: HashKeyOptions = {},
 ): Promise<HashKeyHandle> {
   const name = sharedHashKeyName(redis.key_prefix);
-  const client = new Redis(redis.url, {
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: null,
-    retryStrategy: (times) => Math.min(100 * 2 ** (times - 1), 2_000),
-  });
+  // One key: on a cluster it lives on whichever shard serves its slot, like any other key.
+  const client = createRedisClient(redis, { offlineQueue: true, maxRetriesPerRequest: null });
   let waiting = true;
   client.on("error", (error: Error) => {
+    if (waiting) options.onWait?.(error);
+  });
+  client.on("node error", (error: Error) => {
     if (waiting) options.onWait?.(error);
   });
   const claim = async (candidate: string): Promise<string> => {

@@ -1,5 +1,5 @@
 /**
- * Key layout under `store.redis.key_prefix` (default `cg:`):
+ * Key layout under `store.redis.key_prefix` (default `cg:`), in `standalone` mode:
  * - `<prefix>e:<key>`: hash of one original: field `v` holds the value, one field
  *   `o:<session>` per owning session. Value and owners live and expire together.
  * - `<prefix>l:<session>`: hash of the session's ledger (§4a): field `t` the time of its last
@@ -7,13 +7,39 @@
  *   each (its value orders them), `kn` the last order number given, `c` the session's learned
  *   cache lifetime (ms), `s` its latest cache observation (encoded).
  * - `<prefix>lifetime`: the deployment's learned cache lifetime (ms), shared by every replica.
+ *
+ * In `cluster` mode every key of one session carries the hash tag `{<session>}`, so they share
+ * one hash slot and a request's write stays one MULTI/EXEC on one shard:
+ * `<prefix>{<session>}e:<key>` and `<prefix>{<session>}l`. An original stashed by two sessions
+ * is then kept once per session. Keys of the whole deployment (`lifetime`, `hash-key`) are one
+ * key each and live wherever their slot falls. A new per-session key takes the session in both
+ * layouts below, so it lands in the session's slot.
  */
-export function redisKeys(prefix: string) {
+export function redisKeys(prefix: string, mode: RedisMode = "standalone"): RedisKeys {
+  const lifetime = `${prefix}lifetime`;
+  if (mode === "cluster") {
+    const slot = (session: string) => `${prefix}{${session}}`;
+    return {
+      entry: (session, key) => `${slot(session)}e:${key}`,
+      ledger: (session) => `${slot(session)}l`,
+      lifetime,
+    };
+  }
   return {
-    entry: (key: string) => `${prefix}e:${key}`,
-    ledger: (session: string) => `${prefix}l:${session}`,
-    lifetime: `${prefix}lifetime`,
+    entry: (_session, key) => `${prefix}e:${key}`,
+    ledger: (session) => `${prefix}l:${session}`,
+    lifetime,
   };
+}
+
+export type RedisMode = "standalone" | "cluster";
+
+/** The store's key names; every per-session key takes the session (its slot in cluster mode). */
+export interface RedisKeys {
+  /** The original `key` as stashed by `session`. */
+  entry(session: string, key: string): string;
+  ledger(session: string): string;
+  lifetime: string;
 }
 
 export const LAST_REQUEST_FIELD = "t";

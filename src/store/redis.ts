@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { ChainableCommander } from "ioredis";
 import { DEPLOYMENT_WEIGHT } from "../cache/lifetime.js";
 import {
   type CacheObservation,
@@ -16,6 +16,7 @@ import {
   type SessionLedger,
 } from "../session/ledger.js";
 import { checkPut } from "./entry-size.js";
+import { createRedisClient, masters, type RedisClient } from "./redis-client.js";
 import {
   DEPLOYMENT_LIFETIME_TTL_MS,
   GET_OWNED_LUA,
@@ -26,6 +27,7 @@ import {
   LIFETIME_FIELD,
   OBSERVED_FIELD,
   ownerField,
+  type RedisKeys,
   redisKeys,
   STEP_LIFETIME_LUA,
   VALUE_FIELD,
@@ -43,9 +45,12 @@ interface Scripts {
   cgGetOwned(key: string, owner: string, ttlMs: string): Promise<string | null>;
   cgKeep(key: string, cap: string, ttlMs: string, ...ids: string[]): Promise<number>;
 }
-/** The lifetime step as a command of a transaction (see redis-keys.ts). */
+/** The lifetime step as a command of a transaction or of the client (see redis-keys.ts). */
 interface StepLifetime {
   cgStepLifetime(key: string, ...args: string[]): unknown;
+}
+interface StepLifetimeCommand {
+  cgStepLifetime(key: string, ...args: string[]): Promise<unknown>;
 }
 
 /** How long a successful or failed PING answers readiness before it is asked again. */
@@ -57,34 +62,52 @@ const READY_CACHE_MS = 1_000;
  * ledger write, so it is acknowledged whole or not at all. Commands fail fast while Redis is
  * unreachable (no offline queue) and the client reconnects with capped backoff; readiness
  * follows the connection.
+ *
+ * In cluster mode (`store.redis.mode: cluster`) one session's keys share a hash slot
+ * (redis-keys.ts), so a put is still one MULTI/EXEC on one shard. Only the deployment's learned
+ * lifetime lives elsewhere: it is read and stepped beside the session's transaction, in
+ * parallel, so a call still waits one round trip. Readiness also asks for `cluster_state:ok`,
+ * and a connection problem is reported once until the cluster is ready again.
  */
 export class RedisStore implements Store {
   readonly backend = "redis";
   readonly persists: boolean;
   /** The underlying client, for diagnostics. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly #config: StoreConfig;
-  readonly #keys: ReturnType<typeof redisKeys>;
+  readonly #keys: RedisKeys;
+  readonly #cluster: boolean;
+  /** Cluster mode: a connection problem was reported and the cluster was not ready since. */
+  #reported = false;
   readonly #ttlMs: number;
   #checked: { at: number; ok: Promise<boolean> } | undefined;
 
   constructor(config: StoreConfig, options: RedisStoreOptions = {}) {
     this.#config = config;
     this.persists = config.enabled;
-    this.#keys = redisKeys(config.redis.key_prefix);
+    this.#cluster = config.redis.mode === "cluster";
+    this.#keys = redisKeys(config.redis.key_prefix, config.redis.mode);
     this.#ttlMs = config.ttl_seconds * 1000;
-    this.redis = new Redis(config.redis.url, {
-      lazyConnect: false,
-      enableOfflineQueue: false,
+    this.redis = createRedisClient(config.redis, {
+      offlineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: config.timeout_ms,
       connectTimeout: Math.max(1_000, config.timeout_ms * 4),
-      retryStrategy: (times) => Math.min(100 * 2 ** (times - 1), 2_000),
     });
     this.redis.defineCommand("cgGetOwned", { numberOfKeys: 1, lua: GET_OWNED_LUA });
     this.redis.defineCommand("cgKeep", { numberOfKeys: 1, lua: KEEP_LUA });
     this.redis.defineCommand("cgStepLifetime", { numberOfKeys: 1, lua: STEP_LIFETIME_LUA });
-    this.redis.on("error", (error: Error) => options.onError?.(error));
+    if (this.#cluster) {
+      const report = (error: Error) => {
+        if (this.#reported) return;
+        this.#reported = true;
+        options.onError?.(error);
+      };
+      this.redis.on("error", report);
+      this.redis.on("node error", (error: Error, address: string) =>
+        report(new Error(`cluster node ${address}: ${error.message}`)),
+      );
+    } else this.redis.on("error", (error: Error) => options.onError?.(error));
     const forget = () => {
       this.#checked = undefined;
     };
@@ -99,7 +122,7 @@ export class RedisStore implements Store {
     if (stashed.length === 0 && ledger === undefined) return;
     const transaction = this.redis.multi();
     for (const { key, value } of stashed) {
-      const entryKey = this.#keys.entry(key);
+      const entryKey = this.#keys.entry(session, key);
       transaction.hset(entryKey, VALUE_FIELD, value, ownerField(session), "1");
       transaction.pexpire(entryKey, this.#ttlMs);
     }
@@ -109,18 +132,28 @@ export class RedisStore implements Store {
 
   async get(session: string, key: string): Promise<string | undefined> {
     const ttl = String(this.#ttlMs);
-    const pending = this.#scripts.cgGetOwned(this.#keys.entry(key), ownerField(session), ttl);
+    const pending = this.#scripts.cgGetOwned(
+      this.#keys.entry(session, key),
+      ownerField(session),
+      ttl,
+    );
     return (await this.#call("get", pending)) ?? undefined;
   }
 
   async ledger(session: string): Promise<SessionLedger> {
     const key = this.#keys.ledger(session);
-    const transaction = this.redis
-      .multi()
-      .hgetall(key)
-      .pexpire(key, this.#ttlMs)
-      .get(this.#keys.lifetime);
-    const [fields, , deployment] = await this.#exec("ledger", transaction.exec());
+    const transaction = this.redis.multi().hgetall(key).pexpire(key, this.#ttlMs);
+    if (this.#cluster) {
+      const [[fields], deployment] = await Promise.all([
+        this.#exec("ledger", transaction.exec()),
+        this.#call("ledger", this.redis.get(this.#keys.lifetime)),
+      ]);
+      return readLedger(fields, deployment);
+    }
+    const [fields, , deployment] = await this.#exec(
+      "ledger",
+      transaction.get(this.#keys.lifetime).exec(),
+    );
     return readLedger(fields, deployment);
   }
 
@@ -136,20 +169,31 @@ export class RedisStore implements Store {
       .pexpire(key, this.#ttlMs);
     const lifetime = this.#keys.lifetime;
     const { deployment } = write;
-    if (deployment === undefined) transaction.get(lifetime);
-    else {
-      const { evidence, bounds } = deployment;
-      (transaction as unknown as StepLifetime).cgStepLifetime(
-        lifetime,
-        String(bounds.priorMs),
-        evidence.step,
-        String(evidence.targetMs),
-        String(DEPLOYMENT_WEIGHT),
-        String(bounds.minMs),
-        String(bounds.maxMs),
-        String(DEPLOYMENT_LIFETIME_TTL_MS),
-      );
+    const step =
+      deployment === undefined
+        ? undefined
+        : [
+            String(deployment.bounds.priorMs),
+            deployment.evidence.step,
+            String(deployment.evidence.targetMs),
+            String(DEPLOYMENT_WEIGHT),
+            String(deployment.bounds.minMs),
+            String(deployment.bounds.maxMs),
+            String(DEPLOYMENT_LIFETIME_TTL_MS),
+          ];
+    if (this.#cluster) {
+      const client = this.redis as unknown as StepLifetimeCommand;
+      const [, after] = await Promise.all([
+        this.#exec("observe", transaction.exec()),
+        this.#call(
+          "observe",
+          step ? client.cgStepLifetime(lifetime, ...step) : this.redis.get(lifetime),
+        ),
+      ]);
+      return readCount(after);
     }
+    if (step) (transaction as unknown as StepLifetime).cgStepLifetime(lifetime, ...step);
+    else transaction.get(lifetime);
     const [, , after] = await this.#exec("observe", transaction.exec());
     return readCount(after);
   }
@@ -162,7 +206,7 @@ export class RedisStore implements Store {
     await this.#call("keep", this.#scripts.cgKeep(key, cap, String(this.#ttlMs), ...fresh));
   }
 
-  #writeLedger(transaction: ReturnType<Redis["multi"]>, session: string, write: LedgerWrite): void {
+  #writeLedger(transaction: ChainableCommander, session: string, write: LedgerWrite): void {
     const key = this.#keys.ledger(session);
     const fields = [LAST_REQUEST_FIELD, String(write.at)];
     if (write.chain !== undefined && write.head !== undefined) {
@@ -179,12 +223,15 @@ export class RedisStore implements Store {
     return this.redis as unknown as Scripts;
   }
 
-  /** True while connected and the last PING (at most a second old) was answered. */
+  /**
+   * True while connected and the last PING (at most a second old) was answered; in cluster mode
+   * while a node answers CLUSTER INFO with `cluster_state:ok` (every slot served).
+   */
   ready(): Promise<boolean> {
     if (this.redis.status !== "ready") return Promise.resolve(false);
     const now = Date.now();
     if (this.#checked && now - this.#checked.at < READY_CACHE_MS) return this.#checked.ok;
-    const ok = this.redis.ping().then(
+    const ok = (this.#cluster ? this.#clusterReady() : this.redis.ping()).then(
       (answer) => answer === "PONG",
       () => false,
     );
@@ -192,15 +239,30 @@ export class RedisStore implements Store {
     return ok;
   }
 
+  async #clusterReady(): Promise<string> {
+    const info = String(await this.redis.call("CLUSTER", "INFO"));
+    if (!/^cluster_state:ok\b/m.test(info)) return "cluster_state is not ok";
+    this.#reported = false;
+    return "PONG";
+  }
+
   /**
    * Approximate: `entries` is DBSIZE (every key of the logical database, sticky sets included)
-   * and `bytes` is Redis's used_memory. Exact when the database serves only this store.
+   * and `bytes` is Redis's used_memory (summed over the masters in cluster mode). Exact when
+   * the database serves only this store.
    */
   async stats(): Promise<StoreStats> {
-    const transaction = this.redis.multi().dbsize().info("memory");
-    const [keys, info] = await this.#exec("stats", transaction.exec());
-    const used = /^used_memory:(\d+)/m.exec(String(info));
-    return { entries: Number(keys), bytes: used ? Number(used[1]) : 0 };
+    const shards = await Promise.all(
+      masters(this.redis).map(async (node) => {
+        const [keys, info] = await this.#exec("stats", node.multi().dbsize().info("memory").exec());
+        const used = /^used_memory:(\d+)/m.exec(String(info));
+        return { entries: Number(keys), bytes: used ? Number(used[1]) : 0 };
+      }),
+    );
+    return shards.reduce((sum, shard) => ({
+      entries: sum.entries + shard.entries,
+      bytes: sum.bytes + shard.bytes,
+    }));
   }
 
   async close(): Promise<void> {

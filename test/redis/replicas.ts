@@ -42,7 +42,7 @@ export async function replica(url: string, overrides: ConfigInput = {}): Promise
   const { store: storeOverrides, ...rest } = overrides;
   const config = parseConfig({
     ...rest,
-    store: { ...storeOverrides, backend: "redis", redis: { url } },
+    store: { ...storeOverrides, backend: "redis", redis: { url, ...storeOverrides?.redis } },
   });
   const hashKey = await resolveHashKey(config.store);
   const store = createStore(config.store, { onError: () => undefined });

@@ -35,7 +35,7 @@ describe.skipIf(skipped)("store round trips of one /compact on Redis", () => {
       const name = args[0]?.toLowerCase() ?? "";
       if (source !== "lua" && !["ping", "monitor"].includes(name)) seen.push(name);
     });
-    const write = vi.spyOn(redis.redis.stream, "write");
+    const write = vi.spyOn((redis.redis as Redis).stream, "write");
     const response = await app.request("/compact", {
       method: "POST",
       body: openaiBody(generatedOutputs("trips")),

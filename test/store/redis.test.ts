@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { type StoreConfig, storeSchema } from "../../src/config/schema.js";
+import { type ConfigInput, storeSchema } from "../../src/config/schema.js";
 import {
   StoreEntryTooLargeError,
   StoreError,
@@ -21,14 +21,15 @@ describe.skipIf(!installed && !required)("redis store", () => {
   let server: RedisServer;
   let admin: Redis;
   const opened: Store[] = [];
+  type StoreInput = NonNullable<ConfigInput["store"]>;
 
   /** A store on the test server; `createStore` wraps it in the deadline like production. */
-  const open = (overrides: Partial<StoreConfig> = {}): Store => {
+  const open = (overrides: StoreInput = {}): Store => {
     const store = createStore(config(overrides));
     opened.push(store);
     return store;
   };
-  const config = (overrides: Partial<StoreConfig> = {}) =>
+  const config = (overrides: StoreInput = {}) =>
     storeSchema.parse({ backend: "redis", redis: { url: server.url }, ...overrides });
   const connected = async (store: Store) => {
     await vi.waitFor(async () => expect(await store.ready()).toBe(true), { timeout: 5_000 });
@@ -153,7 +154,7 @@ describe.skipIf(!installed && !required)("redis store", () => {
         seen.push(args.slice(0, 2).join(" ").toLowerCase());
       }
     });
-    const write = vi.spyOn(store.redis.stream, "write");
+    const write = vi.spyOn((store.redis as Redis).stream, "write");
     await store.put("s", entries);
     const writes = write.mock.calls.length;
     await vi.waitFor(() => expect(seen.at(-1)).toBe("exec"));

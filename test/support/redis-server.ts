@@ -40,6 +40,8 @@ export interface RedisServerOptions {
    * write), as a Redis with persistence would; by default a restart comes back empty.
    */
   readonly persistent?: boolean;
+  /** More `redis-server` arguments (e.g. cluster mode), after the defaults. */
+  readonly args?: readonly string[];
 }
 
 export async function startRedisServer(
@@ -56,6 +58,7 @@ export async function startRedisServer(
     args.push("--save", "");
     if (options.persistent) args.push("--appendonly", "yes", "--appendfsync", "always");
     else args.push("--appendonly", "no");
+    args.push(...(options.args ?? []));
     const spawned = spawn(binary, args, { stdio: "ignore" });
     child = spawned;
     const exited = new Promise<never>((_, reject) =>
