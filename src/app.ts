@@ -128,7 +128,7 @@ export function createApp(deps: AppDeps): Hono {
       services.compaction
         .compact(text, { ...options, pipeline: pipelineNames(options.pipeline) })
         .then((result) => {
-          if (result === undefined) throw new CompactionSkippedError();
+          if (typeof result === "string") throw new CompactionSkippedError(result);
           metrics.observeCompact(result);
           return result;
         }),
@@ -152,6 +152,9 @@ export function createApp(deps: AppDeps): Hono {
 /** The proxy's compaction gave no result (not admitted, past its deadline, or failed). */
 class CompactionSkippedError extends Error {
   override readonly name = "CompactionSkippedError";
+  constructor(readonly reason: string) {
+    super(`compaction skipped: ${reason}`);
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import { Metrics } from "./observability/metrics.js";
 import { observedStore } from "./observability/observed-store.js";
 import { createProbeApp } from "./probe-app.js";
 import { createStore } from "./store/create.js";
+import { storeDescription } from "./store/types.js";
 
 /** The server entry: read config once, serve, drain on SIGTERM/SIGINT (§10). */
 async function main(): Promise<void> {
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
     },
     (info) => {
       process.stdout.write(
-        `${JSON.stringify({ level: "info", msg: "listening", address: info.address, port: info.port, store: store.backend })}\n`,
+        `${JSON.stringify({ level: "info", msg: "listening", address: info.address, port: info.port, ...storeDescription(store) })}\n`,
       );
     },
   );

@@ -27,22 +27,31 @@ export interface CompactionDeps {
 /** /rehydrate's answer: the worker's outcome, or why there is none. */
 export type RehydrateAnswer = RehydrateOutcome | { readonly kind: "busy" | "deadline" | "failed" };
 
+/**
+ * Why a compaction gave no answer: not admitted (`limits.inflight_bytes` in flight), past
+ * `limits.compact_timeout_ms`, a body its worker could not hold, not UTF-8, or a failure.
+ */
+export type CompactMiss = "busy" | "deadline" | "too_costly" | "not_utf8" | "failed";
+
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * The one way routes compact and rehydrate bodies (§10): admitted by bytes in flight, run inline
  * when small and on a worker thread when large, and bounded by `limits.compact_timeout_ms`
  * whatever the worker is doing. A compaction that was not admitted, passed its deadline or
- * failed resolves undefined: the caller sends the original bytes.
+ * failed resolves why (`CompactMiss`): the caller sends the original bytes and says so.
  */
 export class Compaction {
   constructor(private readonly deps: CompactionDeps) {}
 
-  async compact(input: JobInput, options: CompactOptions = {}): Promise<CompactResult | undefined> {
+  async compact(
+    input: JobInput,
+    options: CompactOptions = {},
+  ): Promise<CompactResult | CompactMiss> {
     const { pool, compactor } = this.deps;
     const thread = this.#threadFor(input);
     const release = this.deps.inflight.admit(input.length);
-    if (!release) return this.#ended("compact", thread, "declined", undefined);
+    if (!release) return this.#ended("compact", thread, "declined", "busy");
     const deadline = this.#deadline(options.signal);
     try {
       if (thread === "worker" && pool) {
@@ -52,11 +61,17 @@ export class Compaction {
           this.deps.onCompacted?.(outcome.result);
           return this.#ended("compact", thread, "completed", outcome.result);
         }
-        const end = outcome.kind === "too_costly" ? "declined" : "failed";
-        return this.#ended("compact", thread, end, undefined);
+        if (outcome.kind === "too_costly")
+          return this.#ended("compact", thread, "declined", "too_costly");
+        return this.#ended(
+          "compact",
+          thread,
+          "failed",
+          outcome.kind === "not_utf8" ? "not_utf8" : "failed",
+        );
       }
       const text = decoded(input);
-      if (text === undefined) return this.#ended("compact", thread, "failed", undefined);
+      if (text === undefined) return this.#ended("compact", thread, "failed", "not_utf8");
       // A compaction that reached its store write has committed its answer: the deadline no
       // longer cuts it off (the write is bounded by store.timeout_ms), and one that reaches it
       // past the deadline writes nothing, so the ledger never records a body not returned.
@@ -65,10 +80,11 @@ export class Compaction {
         deadline.passed,
       ]);
       if (result) this.deps.onCompacted?.(result);
-      return this.#ended("compact", thread, result ? "completed" : "deadline", result);
+      if (result) return this.#ended("compact", thread, "completed", result);
+      return this.#ended("compact", thread, "deadline", "deadline");
     } catch {
       const end = deadline.signal.aborted ? "deadline" : "failed";
-      return this.#ended("compact", thread, end, undefined);
+      return this.#ended("compact", thread, end, end);
     } finally {
       deadline.clear();
       release();

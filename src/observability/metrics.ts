@@ -196,6 +196,11 @@ export class Metrics {
     this.#latency.observe({ route }, seconds);
   }
 
+  /** A `/compact` body given back untouched before the compactor answered (busy, deadline…). */
+  observePassthrough(reason: string): void {
+    this.#passthrough.inc({ reason });
+  }
+
   /** Token, marker, revert and gate figures of one compaction (the route's or the proxy's). */
   observeCompact(result: CompactResult): void {
     if (result.passthrough !== undefined) {

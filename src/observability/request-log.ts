@@ -10,6 +10,8 @@ declare module "hono" {
     requestId: string;
     /** Message tokens before and after compaction, for the request's log line. */
     tokens: { readonly before: number; readonly after: number };
+    /** Why `/compact` gave a body back untouched, for the request's log line. */
+    passthrough: string;
     /** Set by a route whose body streams: the line is written once the body has ended. */
     bodyEnd: Promise<BodyEnd>;
   }
@@ -24,7 +26,8 @@ const BROKEN_STATUS: Readonly<Record<Exclude<BodyEnd, "completed">, number>> = {
 const usableRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * One JSON line per request: id, method, route pattern, status, duration, tokens before/after.
+ * One JSON line per request: id, method, route pattern, status, duration, tokens before/after,
+ * or why a `/compact` body went back untouched (`passthrough`).
  * A streamed proxy body is logged once it has ended: `status` 502 when the upstream broke it
  * off, 499 when the client left, with `sent_status` the status the client was shown.
  * Never the path's query, headers or bodies (message content and credentials stay out).
@@ -40,7 +43,11 @@ export function requestLog(logger: Logger): MiddlewareHandler {
     await next();
     echoRequestId(context, requestId);
     const sent = context.res.status;
-    const tokens = context.get("tokens") ?? tokensFromHeaders(context.res.headers);
+    const passthrough = context.get("passthrough");
+    const tokens =
+      passthrough === undefined
+        ? (context.get("tokens") ?? tokensFromHeaders(context.res.headers))
+        : undefined;
     const write = (end: BodyEnd) => {
       // A body that broke off after a 200 is logged as what it was, with the status it showed.
       const status = end === "completed" ? sent : BROKEN_STATUS[end];
@@ -52,6 +59,7 @@ export function requestLog(logger: Logger): MiddlewareHandler {
         ...(status !== sent && { sent_status: sent }),
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         ...(tokens && { tokens_before: tokens.before, tokens_after: tokens.after }),
+        ...(passthrough !== undefined && { passthrough }),
       };
       if (status >= 500) logger.error(line, "request");
       else logger.info(line, "request");

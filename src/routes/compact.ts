@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { Services } from "../app.js";
 import { parseCacheHeader } from "../cache/policy.js";
 import { pipelineNames } from "../config/pipeline-header.js";
@@ -9,9 +9,16 @@ import { decodeBody } from "./content-encoding.js";
 
 const JSON_TYPE = "application/json";
 
-/** Response of a body that went back as it came: the router then uses its original. */
-function original(bytes: Uint8Array): Response {
-  return new Response(bytes, { status: 200, headers: { "content-type": JSON_TYPE } });
+/**
+ * Response of a body that went back as it came, and why (`x-context-guru-passthrough`, and the
+ * request's log line): the router then uses its original.
+ */
+function original(c: Context, bytes: Uint8Array, reason: string): Response {
+  c.set("passthrough", reason);
+  return new Response(bytes, {
+    status: 200,
+    headers: { "content-type": JSON_TYPE, "x-context-guru-passthrough": reason },
+  });
 }
 
 /**
@@ -23,9 +30,10 @@ export function compactRoutes({ config, compaction, metrics }: Services): Hono {
   const limit = config.limits.body_bytes;
   app.post("/compact", limitBody(limit), decodeBody(limit), async (c) => {
     const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (c.req.header("x-context-guru-bypass")?.toLowerCase() === "true") return original(bytes);
+    if (c.req.header("x-context-guru-bypass")?.toLowerCase() === "true")
+      return original(c, bytes, "bypass");
     const provider = parseProviderChoice(c.req.query("provider"));
-    if (provider === undefined) return original(bytes);
+    if (provider === undefined) return original(c, bytes, "unknown_provider");
     // Admitted by bytes in flight, off the event loop when large, original bytes at the deadline.
     const result = await compaction.compact(bytes, {
       provider,
@@ -35,7 +43,10 @@ export function compactRoutes({ config, compaction, metrics }: Services): Hono {
       cache: parseCacheHeader(c.req.header("x-context-guru-cache")),
       incoming: { headers: credentialHeaders(c.req.raw.headers) },
     });
-    if (!result) return original(bytes);
+    if (typeof result === "string") {
+      metrics.observePassthrough(result);
+      return original(c, bytes, result);
+    }
     metrics.observeCompact(result);
     const headers: Record<string, string> = {
       "content-type": JSON_TYPE,
@@ -48,6 +59,10 @@ export function compactRoutes({ config, compaction, metrics }: Services): Hono {
     };
     if (result.pipelineFallback) headers["x-context-guru-pipeline-fallback"] = "configured";
     if (result.markersDegraded) headers["x-context-guru-markers-degraded"] = result.markersDegraded;
+    if (result.passthrough) {
+      headers["x-context-guru-passthrough"] = result.passthrough;
+      c.set("passthrough", result.passthrough);
+    }
     return new Response(result.changed ? result.text : bytes, { status: 200, headers });
   });
   return app;

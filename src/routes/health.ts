@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { Services } from "../app.js";
+import { storeDescription } from "../store/types.js";
 
 /** Liveness, readiness (false while draining or while a required store is unreachable). */
 export function healthRoutes({ lifecycle, store }: Pick<Services, "lifecycle" | "store">): Hono {
@@ -11,8 +12,8 @@ export function healthRoutes({ lifecycle, store }: Pick<Services, "lifecycle" | 
   app.get("/readyz", async (c) => {
     if (lifecycle.draining) return c.json({ status: "draining" }, 503);
     const storeUp = await store.ready().catch(() => false);
-    if (!storeUp) return c.json({ status: "store_unavailable", store: store.backend }, 503);
-    return c.json({ status: "ready", store: store.backend });
+    if (!storeUp) return c.json({ status: "store_unavailable", ...storeDescription(store) }, 503);
+    return c.json({ status: "ready", ...storeDescription(store) });
   });
   return app;
 }

@@ -17,6 +17,7 @@ export function unmatchedHandler(app: Hono): (c: Context) => Response {
     const { path } = c.req;
     const allowed = methods.get(path);
     if (allowed !== undefined) {
+      c.set("knownRoute", path);
       return c.json(
         { error: `${c.req.method} is not allowed on ${path}; use ${allowed.join(" or ")}` },
         405,

@@ -53,3 +53,15 @@ export interface Store {
   stats(): Promise<StoreStats>;
   close(): Promise<void>;
 }
+
+/**
+ * What a store keeps, as an operator reads it at start-up and on `/readyz`: `none` when it keeps
+ * no originals (clean mode, `store.enabled: false`), else the backend. The session ledgers live
+ * on the backend either way (`ledger`).
+ */
+export function storeDescription(store: Pick<Store, "backend" | "persists">): {
+  readonly store: "none" | Store["backend"];
+  readonly ledger: Store["backend"];
+} {
+  return { store: store.persists ? store.backend : "none", ledger: store.backend };
+}

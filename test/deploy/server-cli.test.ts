@@ -110,7 +110,11 @@ describe("a sidecar's listeners: every route on loopback, the probes on the pod'
     const probeHost = external ?? "127.0.0.1";
     const probe = (path: string) => fetch(`http://${probeHost}:${ports.probes}${path}`);
     expect((await probe("/livez")).status).toBe(200);
-    expect(await (await probe("/readyz")).json()).toEqual({ status: "ready", store: "memory" });
+    expect(await (await probe("/readyz")).json()).toEqual({
+      status: "ready",
+      store: "memory",
+      ledger: "memory",
+    });
     expect((await probe("/metrics")).status).toBe(200);
     const compact = await fetch(`http://${probeHost}:${ports.probes}/compact`, {
       method: "POST",

@@ -38,7 +38,7 @@ describe("health routes", () => {
     const { app } = testApp();
     const response = await app.request("/readyz");
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "ready", store: "memory" });
+    expect(await response.json()).toEqual({ status: "ready", store: "memory", ledger: "memory" });
   });
 
   it("/readyz → 503 while draining, and other routes refuse new work", async () => {
@@ -58,7 +58,11 @@ describe("health routes", () => {
     const app = createApp({ config: parseConfig({}), store: downStore() });
     const response = await app.request("/readyz");
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: "store_unavailable", store: "redis" });
+    expect(await response.json()).toEqual({
+      status: "store_unavailable",
+      store: "redis",
+      ledger: "redis",
+    });
   });
 
   it("unknown routes → 404 JSON", async () => {
