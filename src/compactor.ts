@@ -3,12 +3,13 @@ import { type CacheState, type CacheTreatment, overBudget, treatRequest } from "
 import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
 import { ContentClasses } from "./content/classify.js";
+import { StoreCapacityError, StoreEntryTooLargeError } from "./errors/store-error.js";
 import { expandAbility, injectExpandTool, type NoExpandReason } from "./expand/inject.js";
 import { contentHasher } from "./expand/markers.js";
 import { randomHashKey } from "./hash-key/random.js";
 import { memoiseHash } from "./pipeline/hash-memo.js";
 import { OutputMemo } from "./pipeline/output-memo.js";
-import type { RunReport } from "./pipeline/report.js";
+import type { OneWayReason, RunReport } from "./pipeline/report.js";
 import { type Registry, type RunResult, runPipeline } from "./pipeline/run.js";
 import { TokenCounter } from "./pipeline/tokens.js";
 import { ChainMemo } from "./session/chain.js";
@@ -22,7 +23,8 @@ import {
   type SessionLedger,
 } from "./session/ledger.js";
 import { type PendingStash, scopedEntries } from "./session/records.js";
-import type { Store } from "./store/types.js";
+import { needsPieces } from "./store/pieces.js";
+import type { StashEntry, Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
@@ -213,6 +215,8 @@ export class Compactor {
           ? []
           : scopedEntries(pending, this.#returnedConversation(parsed, history, decided));
       await store.put(parsed.session, entries, { ledger });
+      const pieced = countPieced(entries, this.deps.config.store.max_entry_bytes);
+      if (pieced > 0) run.report.pieced = pieced;
     } catch (error) {
       // Nothing was kept: offloads cannot stand, lossless reformats still can (§7).
       return this.#reformatsOnly(parsed, history, treatment, options, error);
@@ -305,6 +309,7 @@ export class Compactor {
     treatment: CacheTreatment,
     options: CompactOptions,
     names: readonly ComponentName[] = parsed.names,
+    oneWay?: { readonly above: number; readonly reason: OneWayReason },
   ) {
     const { config, store } = this.deps;
     const redecide = treatment.state === "cold";
@@ -332,7 +337,8 @@ export class Compactor {
         frozenSummary: redecide ? undefined : head?.summary,
         redecide,
         kept: history.ledger.kept,
-        maxStashBytes: config.store.max_entry_bytes,
+        oneWayAbove: oneWay?.above,
+        oneWayReason: oneWay?.reason,
         signal: options.signal ?? NEVER_ABORTED,
         incoming: {
           provider: upstreamOf(parsed.provider),
@@ -414,7 +420,15 @@ export class Compactor {
   ): Promise<CompactResult> {
     const reformats = parsed.names.filter((name) => this.deps.registry[name]?.kind === "reformat");
     const bare: History = { ...history, head: undefined };
-    const decided = await this.#decide(parsed, bare, treatment, options, reformats);
+    // An output too big to send on is cut one-way with a note instead (§1, pipeline/one-way.ts).
+    const oneWay = {
+      above: this.deps.config.store.max_entry_bytes,
+      reason:
+        error instanceof StoreCapacityError || error instanceof StoreEntryTooLargeError
+          ? ("capacity" as const)
+          : ("unavailable" as const),
+    };
+    const decided = await this.#decide(parsed, bare, treatment, options, reformats, oneWay);
     if ("bail" in decided) return unchanged(parsed, treatment, decided.bail);
     const report = decided.run.report;
     report.stashFailure = error instanceof Error ? error.message : String(error);
@@ -447,6 +461,11 @@ function predict(history: History, treatment: CacheTreatment): CachePrediction {
     previousInputTokens: ledger.observed?.inputTokens,
     learned: ledger.learned,
   };
+}
+
+/** Originals of `entries` the store keeps in pieces (store/pieces.ts). */
+function countPieced(entries: readonly StashEntry[], maxEntryBytes: number): number {
+  return entries.filter(({ value }) => needsPieces(value, maxEntryBytes)).length;
 }
 
 /** `\u` or `\/` in a string literal: spellings JSON.stringify would not write. */

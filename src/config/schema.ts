@@ -108,7 +108,7 @@ export const storeSchema = z.strictObject({
   max_bytes: positive.default(256 * 1024 * 1024),
   /** Memory store: most bytes one session may hold (default max_bytes / 8), src/store/session-quota.ts. */
   max_session_bytes: positive.optional(),
-  /** Largest single original that is stashed; a larger one stays verbatim. */
+  /** Largest value of one store entry; a larger original is kept in pieces (store/pieces.ts). */
   max_entry_bytes: positive.default(8 * 1024 * 1024),
   /** Expanded originals remembered per session, kept verbatim by later decisions. */
   max_kept_ids: positive.default(4096),

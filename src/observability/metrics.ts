@@ -114,6 +114,15 @@ export class Metrics {
     "Compactions whose full markers acted as off because the model could not call the expand tool, by reason.",
     ["reason"],
   );
+  readonly #pieced = this.#counter(
+    "cg_stash_pieced_total",
+    "Originals larger than store.max_entry_bytes, kept in pieces.",
+  );
+  readonly #oneWay = this.#counter(
+    "cg_one_way_reductions_total",
+    "Outputs too big to send on, cut one-way with a visible note because the store could not keep their original, by reason (capacity: a byte bound or the session quota; unavailable: the store failed).",
+    ["reason"],
+  );
   #inflight: () => number = () => 0;
   readonly #inflightGauge: Gauge = new Gauge({
     name: "cg_inflight_bytes",
@@ -214,6 +223,10 @@ export class Metrics {
     if (result.replayed > 0) this.#replayed.add("", result.replayed, () => ({}));
     if (result.markersDegraded) this.#degraded.inc({ reason: result.markersDegraded });
     const stashFailed = result.report?.stashFailure !== undefined;
+    if (result.report?.pieced) this.#pieced.inc(result.report.pieced);
+    if (result.report?.oneWay) {
+      this.#oneWay.inc({ reason: result.report.oneWay.reason }, result.report.oneWay.outputs);
+    }
     for (const component of result.report?.components ?? []) {
       const { name } = component;
       const labels = { component: name };

@@ -1,7 +1,6 @@
 import type { MarkerMode } from "../config/schema.js";
 import type { ContentClass } from "../content/content-class.js";
 import { markerFor, markerIds, SENTINEL } from "../expand/markers.js";
-import { valueBytes } from "../store/entry-size.js";
 import { checkFidelity } from "./fidelity.js";
 import type { ComponentReport } from "./report.js";
 import { Revert } from "./revert.js";
@@ -18,14 +17,12 @@ export interface GuardContext {
   readonly mayChange: (index: number) => boolean;
   /** What the component asked to stash, by marker id. */
   readonly pending: ReadonlyMap<string, string>;
-  /** Largest original that can be stashed (`store.max_entry_bytes`). */
-  readonly maxStashBytes: number;
 }
 
 /**
  * The per-change guards (§4): a change must touch an output the component may change; in full
- * mode an offload must carry the marker of a stashed original, and that original must fit the
- * store (a larger one leaves just that output verbatim); an offload must keep the output
+ * mode an offload must carry the marker of a stashed original (however large: the store keeps
+ * an original larger than one entry in pieces); an offload must keep the output
  * faithful (§5 Fidelity: never empty or notes-only, a fact-class output whole, masked or
  * collapsed head and tail — else that output stays as it was); the replacement must have
  * strictly fewer tokens than what it replaces. Throws Revert when the whole component must be reverted;
@@ -59,10 +56,6 @@ export function guardChanges(
       if (stashed.length === 0) {
         throw new Revert("no_cache_key", `output ${index} was reduced without a stashed marker`);
       }
-      if (stashed.some((id) => tooLarge(guard.pending.get(id) as string, guard.maxStashBytes))) {
-        entry.dropped++;
-        continue;
-      }
     }
     if (guard.kind === "offload") {
       const markers = [...markerIds(text).map(markerFor), SENTINEL];
@@ -88,9 +81,4 @@ export function guardChanges(
   entry.tokensBefore += before;
   entry.tokensAfter += after;
   return kept;
-}
-
-/** Whether an original is over the stash limit; a UTF-16 unit is at most three UTF-8 bytes. */
-function tooLarge(original: string, maxBytes: number): boolean {
-  return original.length * 3 > maxBytes && valueBytes(original) > maxBytes;
 }

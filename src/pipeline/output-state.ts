@@ -110,11 +110,15 @@ export class OutputState {
     return this.#applied.map((names) => internDecision(names));
   }
 
-  /** `rf:` records for outputs only reformats changed, so /rehydrate gives back what came. */
+  /**
+   * `rf:` records for outputs changed without a full marker, so /rehydrate gives back what came:
+   * those only reformats changed, and those an offload reduced while full markers acted as off
+   * (§1: the model could not call the expand tool, yet nothing is lost).
+   */
   recordReformats(): void {
     this.current.forEach((text, index) => {
       const first = this.received[index] as string;
-      if (!this.offloaded[index] && text !== first) {
+      if (this.stashedAs[index] === undefined && text !== first) {
         this.stash(
           { kind: "rf", textId: this.hash(text) },
           first,

@@ -41,9 +41,16 @@ export interface ModelCallReport {
   readonly outputTokens?: number;
 }
 
+/** Why the store could not keep originals: a byte bound or quota, or the store failed. */
+export type OneWayReason = "capacity" | "unavailable";
+
 /** What one pipeline run did; feeds metrics and logs, never the response body. */
 export interface RunReport {
   readonly components: ComponentReport[];
   /** Set when stashing failed and every offload of the run was reverted. */
   stashFailure?: string;
+  /** Outputs cut one-way with a visible note because the store could not keep their originals. */
+  oneWay?: { outputs: number; reason: OneWayReason };
+  /** Originals larger than one store entry, kept in pieces. */
+  pieced?: number;
 }

@@ -10,9 +10,10 @@ import { ambiguousRecords } from "./ambiguity.js";
 import { componentContext, currentOutput, currentOutputs } from "./context.js";
 import { guardChanges } from "./guards.js";
 import { type AcceptedReplacement, guardReplacement } from "./messages-step.js";
+import { cutOneWay } from "./one-way.js";
 import type { OutputMemo } from "./output-memo.js";
 import { OutputState } from "./output-state.js";
-import type { ComponentReport, RunReport } from "./report.js";
+import type { ComponentReport, OneWayReason, RunReport } from "./report.js";
 import { Revert } from "./revert.js";
 import type { TokenCounter } from "./tokens.js";
 import type {
@@ -56,8 +57,13 @@ export interface RunRequest {
   readonly redecide: boolean;
   /** Content ids of originals the model expanded: new decisions keep them verbatim. */
   readonly kept: ReadonlySet<string>;
-  /** Largest original a full-mode offload may stash; a larger output stays verbatim. */
-  readonly maxStashBytes: number;
+  /**
+   * Set when the store could not keep this request's originals: outputs still larger than this
+   * many bytes are cut one-way with a visible note (one-way.ts) rather than sent on unreduced.
+   */
+  readonly oneWayAbove?: number | undefined;
+  /** Why the store could not keep them (for the report). */
+  readonly oneWayReason?: OneWayReason | undefined;
   readonly signal: AbortSignal;
   /** The request's own model and credentials, for LLM-backed components (`source: incoming`). */
   readonly incoming?: IncomingRequest | undefined;
@@ -240,15 +246,7 @@ async function runOnce(
         const changes = proposed.filter(
           (change) => change.refersTo === undefined || !state.offloaded[change.refersTo],
         );
-        const guard = guardFor(
-          deps,
-          request,
-          state,
-          component.kind,
-          entry.mode,
-          mayChange,
-          pending,
-        );
+        const guard = guardFor(deps, state, component.kind, entry.mode, mayChange, pending);
         const kept = guardChanges(guard, changes, entry);
         for (const change of kept) {
           state.apply(change.index, change.text, {
@@ -274,6 +272,10 @@ async function runOnce(
   }
 
   if (request.persists && config.marker_mode === "full") state.recordReformats();
+  if (request.oneWayAbove !== undefined) {
+    const cut = cutOneWay(state.current, request.oneWayAbove);
+    if (cut > 0) report.oneWay = { outputs: cut, reason: request.oneWayReason ?? "unavailable" };
+  }
   return {
     result: {
       texts: state.current,
@@ -336,7 +338,7 @@ async function replay(
           : // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
             component.reduce(output, options as any, context);
       if (text === undefined || text === output.text) break;
-      const guard = guardFor(deps, request, state, component.kind, entry.mode, only, pending);
+      const guard = guardFor(deps, state, component.kind, entry.mode, only, pending);
       let kept: Change[];
       try {
         kept = guardChanges(guard, [{ index, text }], entry);
@@ -353,7 +355,6 @@ async function replay(
 
 function guardFor(
   deps: PipelineDeps,
-  request: RunRequest,
   state: OutputState,
   kind: Component["kind"],
   mode: MarkerMode,
@@ -368,7 +369,6 @@ function guardFor(
     classes: state.classes,
     mayChange,
     pending,
-    maxStashBytes: request.maxStashBytes,
   };
 }
 

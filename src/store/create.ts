@@ -1,6 +1,7 @@
 import type { StoreConfig } from "../config/schema.js";
 import { withDeadline } from "./deadline.js";
 import { MemoryStore } from "./memory.js";
+import { withPieces } from "./pieces.js";
 import { RedisStore } from "./redis.js";
 import type { Store } from "./types.js";
 
@@ -15,9 +16,15 @@ export interface CreateStoreOptions {
  * The one store of the process (§7), on the configured backend. With `store.enabled: false` it
  * stashes nothing (clean mode) but still keeps the session ledgers (§4a). The Redis store is
  * bounded by `store.timeout_ms` on every call; the memory store answers synchronously and needs
- * no deadline.
+ * no deadline. On both, an original larger than `store.max_entry_bytes` is kept in pieces
+ * (pieces.ts).
  */
 export function createStore(config: StoreConfig, options: CreateStoreOptions = {}): Store {
+  return withPieces(createBackendStore(config, options), config.max_entry_bytes);
+}
+
+/** The backend alone, each original one entry at most `store.max_entry_bytes` (larger: rejected). */
+export function createBackendStore(config: StoreConfig, options: CreateStoreOptions = {}): Store {
   switch (config.backend) {
     case "memory":
       return new MemoryStore(config, options.clock ? { clock: options.clock } : {});
