@@ -10,6 +10,10 @@
  * alone and beside 4, 16 and 32 MiB bodies, /livez throughout, a 500 ms deadline, eight
  * worst-case bodies at the shipped heap.
  *
+ * `--redis-cluster` runs the reversible service on Redis instead: one standalone redis-server,
+ * then a 6-node Redis Cluster on loopback (3 masters, 3 replicas), same bodies and connections,
+ * and prints the cluster's throughput and p99 as ratios of standalone's.
+ *
  *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
  *     [--sustain-max-bytes B] [--sustain-memo-bytes B] [--sustain-connections N]
  *   npm run load -- --big-body [--big-body-rate 100] [--big-body-connections 4] [--duration 10]
@@ -30,6 +34,8 @@ import type { ConfigInput } from "../src/config/schema.js";
 import { randomHashKey } from "../src/hash-key/random.js";
 import { createStore } from "../src/store/create.js";
 import type { Store } from "../src/store/types.js";
+import { startRedisCluster } from "../test/support/redis-cluster.js";
+import { startRedisServer } from "../test/support/redis-server.js";
 import { bigBodyScenario } from "./load-big-body.js";
 
 interface LoadRequest {
@@ -64,6 +70,7 @@ const { values } = parseArgs({
     "sustain-memo-bytes": { type: "string", default: String(16 * 1024 * 1024) },
     "sustain-connections": { type: "string", default: "4" },
     "big-body": { type: "boolean", default: false },
+    "redis-cluster": { type: "boolean", default: false },
     "big-body-rate": { type: "string", default: "100" },
     "big-body-connections": { type: "string", default: "4" },
   },
@@ -238,6 +245,40 @@ if (values["big-body"]) {
     seconds: duration,
   });
   process.exit(met ? 0 : 1);
+}
+
+if (values["redis-cluster"]) {
+  console.log(
+    `load on Redis: ${bodies.length} bodies (${mb(payloadBytes)}) from ${source}; ${connections} connections × ${duration} s`,
+  );
+  const standalone = await startRedisServer();
+  const cluster = await startRedisCluster();
+  const rows: Row[] = [];
+  const failing: string[] = [];
+  const targets: [string, NonNullable<ConfigInput["store"]>["redis"]][] = [
+    ["standalone", { url: standalone.url }],
+    ["cluster", { mode: "cluster", nodes: [...cluster.seeds] }],
+  ];
+  for (const [name, redis] of targets) {
+    const service = await serviceApp({ store: { backend: "redis", redis } });
+    for (let attempt = 0; attempt < 100 && !(await service.store.ready()); attempt++) {
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    const row = await measure(name, service.app);
+    await Promise.all([service.pool.close(), service.store.close()]);
+    console.log(describeRow(row));
+    if (row.result.errors + row.result.non2xx > 0) failing.push(name);
+    rows.push(row);
+  }
+  const [one, many] = rows.map(({ result }) => result);
+  if (one && many) {
+    console.log(
+      `cluster / standalone: req/s ${(many.requests.average / one.requests.average).toFixed(2)}, ` +
+        `p99 ${(many.latency.p99 / one.latency.p99).toFixed(2)}`,
+    );
+  }
+  await Promise.all([standalone.close(), cluster.close()]);
+  process.exit(failing.length > 0 ? 1 : 0);
 }
 
 console.log(

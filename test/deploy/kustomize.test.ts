@@ -6,7 +6,7 @@ import type { IContainer } from "kubernetes-models/v1";
 import { ConfigMap, Service, ServiceAccount } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { parseConfig } from "../../src/config/load.js";
+import { loadConfig, parseConfig } from "../../src/config/load.js";
 import {
   compactorConfig,
   compactorOf,
@@ -55,6 +55,13 @@ const targets = [
     sidecar: false,
   },
   {
+    dir: "overlays/reversible-redis-cluster",
+    store: "redis",
+    markers: "full",
+    copyOf: "reversible-redis-cluster.yaml",
+    sidecar: false,
+  },
+  {
     dir: "overlays/reversible-proxy",
     store: "memory",
     markers: "full",
@@ -100,7 +107,9 @@ describe.each(targets)("k8s/$dir", ({ dir, store, markers, copyOf, sidecar }) =>
   it(`runs the compactor with store ${store} and marker_mode ${markers}`, () => {
     const { config } = compactorConfig(objects);
     const { container } = compactorOf(objects);
-    const redisUrl = container.env?.find((item) => item.name === "REDIS_URL")?.value;
+    // Standalone Redis takes REDIS_URL, a cluster its seeds in REDIS_NODES.
+    const redisVariable = config.store.redis.mode === "cluster" ? "REDIS_NODES" : "REDIS_URL";
+    const redisUrl = container.env?.find((item) => item.name === redisVariable)?.value;
     expect({
       store: config.store.enabled ? config.store.backend : "off",
       markers: config.marker_mode,
@@ -215,6 +224,34 @@ describe("overlays", () => {
       "cg-compactor:0.1.0",
       "redis:7.4-alpine",
     ]);
+  });
+});
+
+describe("k8s/overlays/reversible-redis-cluster", () => {
+  const objects = render("overlays/reversible-redis-cluster");
+
+  it("runs the compactor alone, in cluster mode, its seeds from REDIS_NODES over TLS", () => {
+    const { container } = compactorOf(objects);
+    const env = new Map(container.env?.map((item) => [item.name, item.value]));
+    const nodes = (env.get("REDIS_NODES") ?? "").replace("$(REDIS_PASSWORD)", "0123abcd");
+    const config = loadConfig({
+      file: resolve(k8s, "overlays/reversible-redis-cluster/config.yaml"),
+      env: { REDIS_NODES: nodes },
+    });
+    expect({
+      images: deployments(objects).flatMap((deployment) =>
+        containersOf(podOf(deployment)).map((item: IContainer) => item.image),
+      ),
+      passwordFirst:
+        [...env.keys()].indexOf("REDIS_PASSWORD") < [...env.keys()].indexOf("REDIS_NODES"),
+      mode: config.store.redis.mode,
+      nodes: config.store.redis.nodes,
+    }).toEqual({
+      images: ["cg-compactor:0.1.0"],
+      passwordFirst: true,
+      mode: "cluster",
+      nodes: ["rediss://:0123abcd@clustercfg.cg-compactor.example.cache.amazonaws.com:6379"],
+    });
   });
 });
 
