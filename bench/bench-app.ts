@@ -16,9 +16,22 @@ export type Mode = "reversible" | "clean";
  */
 export const BENCH_HASH_KEY = "cg-compactor-bench-marker-key";
 
-/** Reversible: the defaults (memory store, full markers). Clean: store disabled, markers off. */
-export function modeConfig(mode: Mode, preset: string | undefined): ConfigInput {
-  const base: ConfigInput = preset === undefined ? {} : { preset };
+/** `cache.pricing` of a bench service: the default (`auto`) unless one is named. */
+export type BenchPricing = NonNullable<NonNullable<ConfigInput["cache"]>["pricing"]>;
+
+/**
+ * Reversible: the defaults (memory store, full markers). Clean: store disabled, markers off.
+ * `pricing` sets `cache.pricing` (`prefill-only` gives the frozen policy without priced breaks).
+ */
+export function modeConfig(
+  mode: Mode,
+  preset: string | undefined,
+  pricing?: BenchPricing,
+): ConfigInput {
+  const base: ConfigInput = {
+    ...(preset === undefined ? {} : { preset }),
+    ...(pricing === undefined ? {} : { cache: { pricing } }),
+  };
   return mode === "clean" ? { ...base, store: { enabled: false }, marker_mode: "off" } : base;
 }
 
@@ -29,6 +42,9 @@ export interface CompactCall {
   readonly tokensAfter: number;
   /** The response body. */
   readonly text: string;
+  /** What the service treated the request as, and why (`x-context-guru-cache`, `-reason`). */
+  readonly cache: string;
+  readonly cacheReason: string;
 }
 
 /**
@@ -42,8 +58,8 @@ export class BenchApp {
   readonly #core: Compactor;
   readonly #pool: WorkerPool;
 
-  private constructor(mode: Mode, preset: string | undefined) {
-    const config = parseConfig(modeConfig(mode, preset));
+  private constructor(mode: Mode, preset: string | undefined, pricing?: BenchPricing) {
+    const config = parseConfig(modeConfig(mode, preset, pricing));
     const store = createStore(config.store);
     this.#pool = defaultPool(config, store, BENCH_HASH_KEY);
     this.#app = createApp({ config, store, hashKey: BENCH_HASH_KEY, pool: this.#pool });
@@ -55,8 +71,12 @@ export class BenchApp {
     });
   }
 
-  static async start(mode: Mode, preset: string | undefined): Promise<BenchApp> {
-    const app = new BenchApp(mode, preset);
+  static async start(
+    mode: Mode,
+    preset: string | undefined,
+    pricing?: BenchPricing,
+  ): Promise<BenchApp> {
+    const app = new BenchApp(mode, preset, pricing);
     await app.#pool.warm();
     return app;
   }
@@ -98,6 +118,8 @@ export class BenchApp {
       tokensBefore: Number(response.headers.get("x-context-guru-tokens-before") ?? Number.NaN),
       tokensAfter: Number(response.headers.get("x-context-guru-tokens-after") ?? Number.NaN),
       text,
+      cache: response.headers.get("x-context-guru-cache") ?? "",
+      cacheReason: response.headers.get("x-context-guru-cache-reason") ?? "",
     };
   }
 }

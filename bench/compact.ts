@@ -1,12 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import type { Mode } from "./bench-app.js";
+import type { BenchPricing, Mode } from "./bench-app.js";
 import type { BenchBody } from "./bench-body.js";
 import { generateCorpus } from "./corpus/generate.js";
 import { type CostResult, measureCost, replaySessions } from "./cost.js";
 import { loadCorpus } from "./load-corpus.js";
 import { type ModeResult, measureMode } from "./measure-mode.js";
+import { PromptTokens } from "./prompt-tokens.js";
 import { renderCost, renderReport } from "./report-table.js";
 
 const USAGE = `usage: npm run bench -- [options]
@@ -15,6 +16,7 @@ const USAGE = `usage: npm run bench -- [options]
   --seed N          seed of the generated corpus (default 1)
   --preset NAME     pipeline preset of the latency passes (default: the configured default, agent)
   --presets LIST    presets of the session cost replay (default: the preset above)
+  --pricings LIST   cache.pricing values of the session cost replay (default: auto)
   --no-latency      the session cost replay only
   --modes LIST      reversible,clean (default both)
   --cold-passes N   cold passes over fresh services (default 3)
@@ -31,6 +33,14 @@ function integer(value: string | undefined, fallback: number, name: string): num
   return parsed;
 }
 
+const PRICINGS = ["auto", "anthropic", "openai", "vllm", "prefill-only"] as const;
+
+function pricingOf(name: string): BenchPricing {
+  const known = PRICINGS.find((pricing) => pricing === name);
+  if (known === undefined) throw new Error(`--pricings: unknown cache.pricing ${name}`);
+  return known;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -39,6 +49,7 @@ async function main(): Promise<void> {
       seed: { type: "string" },
       preset: { type: "string" },
       presets: { type: "string" },
+      pricings: { type: "string" },
       "no-latency": { type: "boolean", default: false },
       modes: { type: "string" },
       "cold-passes": { type: "string" },
@@ -78,9 +89,17 @@ async function main(): Promise<void> {
 
   const sessions = replaySessions(bodies);
   const presets = values.presets?.split(",").map((name) => name.trim()) ?? [values.preset];
+  const pricings = (values.pricings?.split(",").map((name) => name.trim()) ?? [undefined]).map(
+    (name) => (name === undefined ? undefined : pricingOf(name)),
+  );
   const costs: CostResult[] = [];
+  const prompts = new PromptTokens();
   for (const mode of modes as Mode[]) {
-    for (const preset of presets) costs.push(await measureCost(sessions, mode, preset));
+    for (const preset of presets) {
+      for (const pricing of pricings) {
+        costs.push(await measureCost(sessions, mode, preset, prompts, pricing));
+      }
+    }
   }
   console.log(renderCost(costs));
   const results: ModeResult[] = [];

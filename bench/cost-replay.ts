@@ -15,6 +15,8 @@ export const SCHEDULES: readonly Schedule[] = ["warm", "cold-every-10", "cold"];
 const VLLM_BLOCK = 16;
 const ANTHROPIC_READ = 0.1;
 const ANTHROPIC_WRITE = 1.25;
+/** vLLM serving and OpenAI's cached input: a cached token costs a tenth of a prefilled one. */
+const SERVING_READ = 0.1;
 
 /** Whether turn `turn` (1-based) meets a cold cache under `schedule`. */
 export function coldTurn(schedule: Schedule, turn: number): boolean {
@@ -29,6 +31,11 @@ export interface Charge {
   readonly vllm: number;
   /** Input cost in units of one uncached token: 0.1 per token read, 1.25 per token written. */
   readonly anthropic: number;
+  /**
+   * Serving cost (SPEC §11): vLLM's cached blocks at 0.1 (each decoded token reads them, they
+   * hold KV memory), the rest prefilled at 1 — also what OpenAI bills cached input at.
+   */
+  readonly serving: number;
   /** A warm turn whose prompt does not start with the whole previous prompt. */
   readonly broke: boolean;
 }
@@ -59,6 +66,7 @@ export class CacheModel {
       tokens: tokens.length,
       vllm: tokens.length - cachedBlocks,
       anthropic: ANTHROPIC_READ * read + ANTHROPIC_WRITE * (tokens.length - read),
+      serving: SERVING_READ * cachedBlocks + (tokens.length - cachedBlocks),
       broke: previous !== undefined && shared < previous.length,
     };
   }
@@ -71,16 +79,30 @@ export interface ReplaySession {
   readonly turns: readonly string[];
 }
 
-/** Compacts one turn; `cold` asks for `x-context-guru-cache: cold`. Returns the body to send. */
+/** A compacted turn: the body to send, and what the response said it was treated as. */
+export interface CompactedTurn {
+  readonly text: string;
+  /** `x-context-guru-cache` and `x-context-guru-cache-reason` of the response. */
+  readonly cache?: string | undefined;
+  readonly reason?: string | undefined;
+}
+
+/**
+ * Compacts one turn; `cold` asks for `x-context-guru-cache: cold`. Returns the body to send (a
+ * bare string: a response that announced nothing).
+ */
 export type CompactTurn = (
   session: ReplaySession,
   turn: string,
   options: { readonly cold: boolean; readonly index: number },
-) => Promise<string>;
+) => Promise<string | CompactedTurn>;
 
 export interface Totals {
   readonly vllm: number;
   readonly anthropic: number;
+  readonly serving: number;
+  /** Each session priced as its shape is billed: Anthropic-shaped as Anthropic, others serving. */
+  readonly own: number;
   /** Tokens of the last turn's prompt. */
   readonly finalTokens: number;
 }
@@ -90,8 +112,13 @@ export interface SessionCost {
   readonly turns: number;
   readonly compacted: Totals;
   readonly bypass: Totals;
-  /** Warm turns (after the first) whose compacted prompt broke the previous one's prefix. */
+  /**
+   * Warm turns (after the first) whose compacted prompt broke the previous one's prefix while
+   * the response said warm: unannounced breaks, which must not happen.
+   */
   readonly breaks: number;
+  /** Warm turns the service announced as cold, by `x-context-guru-cache-reason`. */
+  readonly announced: Readonly<Record<string, number>>;
   readonly warmTurns: number;
 }
 
@@ -101,6 +128,7 @@ export interface ScheduleCost {
   readonly compacted: Totals;
   readonly bypass: Totals;
   readonly breaks: number;
+  readonly announced: Readonly<Record<string, number>>;
   readonly warmTurns: number;
 }
 
@@ -115,20 +143,26 @@ export async function replayCost(
   for (const session of sessions) {
     const compactedCache = new CacheModel();
     const bypassCache = new CacheModel();
-    const compacted = { vllm: 0, anthropic: 0, finalTokens: 0 };
-    const bypass = { vllm: 0, anthropic: 0, finalTokens: 0 };
+    const compacted = emptyTotals();
+    const bypass = emptyTotals();
     let breaks = 0;
+    const announced: Record<string, number> = {};
     let warmTurns = 0;
+    const own = session.provider === "anthropic" ? "anthropic" : "serving";
     for (const [index, turn] of session.turns.entries()) {
       const cold = coldTurn(schedule, index + 1);
-      const sent = await compact(session, turn, { cold: schedule !== "warm" && cold, index });
-      const mine = compactedCache.charge(prompts.of(session.provider, sent), cold);
+      const answer = await compact(session, turn, { cold: schedule !== "warm" && cold, index });
+      const sent = typeof answer === "string" ? { text: answer } : answer;
+      const mine = compactedCache.charge(prompts.of(session.provider, sent.text), cold);
       const theirs = bypassCache.charge(prompts.of(session.provider, turn), cold);
-      add(compacted, mine);
-      add(bypass, theirs);
+      add(compacted, mine, own);
+      add(bypass, theirs, own);
       if (!cold) {
         warmTurns++;
-        if (mine.broke) breaks++;
+        if (sent.cache === "cold") {
+          const reason = sent.reason ?? "";
+          announced[reason] = (announced[reason] ?? 0) + 1;
+        } else if (mine.broke) breaks++;
       }
     }
     results.push({
@@ -137,27 +171,45 @@ export async function replayCost(
       compacted,
       bypass,
       breaks,
+      announced,
       warmTurns,
     });
   }
-  const sum = (pick: (cost: SessionCost) => Totals): Totals => ({
-    vllm: results.reduce((total, cost) => total + pick(cost).vllm, 0),
-    anthropic: results.reduce((total, cost) => total + pick(cost).anthropic, 0),
-    finalTokens: results.reduce((total, cost) => total + pick(cost).finalTokens, 0),
-  });
+  const sum = (pick: (cost: SessionCost) => Totals): Totals => {
+    const totals = emptyTotals();
+    for (const key of Object.keys(totals) as (keyof Totals)[]) {
+      totals[key] = results.reduce((total, cost) => total + pick(cost)[key], 0);
+    }
+    return totals;
+  };
+  const announced: Record<string, number> = {};
+  for (const cost of results) {
+    for (const [reason, count] of Object.entries(cost.announced)) {
+      announced[reason] = (announced[reason] ?? 0) + count;
+    }
+  }
   return {
     schedule,
     sessions: results,
     compacted: sum((cost) => cost.compacted),
     bypass: sum((cost) => cost.bypass),
     breaks: results.reduce((total, cost) => total + cost.breaks, 0),
+    announced,
     warmTurns: results.reduce((total, cost) => total + cost.warmTurns, 0),
   };
 }
 
-function add(totals: { vllm: number; anthropic: number; finalTokens: number }, charge: Charge) {
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function emptyTotals(): Mutable<Totals> {
+  return { vllm: 0, anthropic: 0, serving: 0, own: 0, finalTokens: 0 };
+}
+
+function add(totals: Mutable<Totals>, charge: Charge, own: "anthropic" | "serving") {
   totals.vllm += charge.vllm;
   totals.anthropic += charge.anthropic;
+  totals.serving += charge.serving;
+  totals.own += charge[own];
   totals.finalTokens = charge.tokens;
 }
 
@@ -166,14 +218,11 @@ export function change(compacted: number, bypass: number): number {
   return bypass === 0 ? 0 : compacted / bypass - 1;
 }
 
-/** The session that fares worst against bypass (largest change of vLLM and Anthropic cost). */
+/** The session that fares worst against bypass under its own pricing. */
 export function worstSession(cost: ScheduleCost): { name: string; change: number } | undefined {
   let worst: { name: string; change: number } | undefined;
   for (const session of cost.sessions) {
-    const value = Math.max(
-      change(session.compacted.vllm, session.bypass.vllm),
-      change(session.compacted.anthropic, session.bypass.anthropic),
-    );
+    const value = change(session.compacted.own, session.bypass.own);
     if (!worst || value > worst.change) worst = { name: session.name, change: value };
   }
   return worst;

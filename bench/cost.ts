@@ -1,4 +1,4 @@
-import { BenchApp, type Mode } from "./bench-app.js";
+import { BenchApp, type BenchPricing, type Mode } from "./bench-app.js";
 import type { BenchBody } from "./bench-body.js";
 import { type ReplaySession, replayCost, SCHEDULES, type ScheduleCost } from "./cost-replay.js";
 import { finalCheckpoints } from "./metrics.js";
@@ -8,6 +8,8 @@ import { replayTurns } from "./turns.js";
 export interface CostResult {
   readonly mode: Mode;
   readonly preset: string;
+  /** `cache.pricing` of the service (the default: auto). */
+  readonly pricing: string;
   readonly sessions: number;
   readonly turns: number;
   readonly schedules: readonly ScheduleCost[];
@@ -31,17 +33,19 @@ export async function measureCost(
   mode: Mode,
   preset: string | undefined,
   prompts = new PromptTokens(),
+  pricing?: BenchPricing,
 ): Promise<CostResult> {
   const schedules: ScheduleCost[] = [];
   for (const schedule of SCHEDULES) {
-    const app = await BenchApp.start(mode, preset);
+    const app = await BenchApp.start(mode, preset, pricing);
     schedules.push(
       await replayCost(
         sessions,
         schedule,
         async (session, turn, { cold }) => {
           const headers: Record<string, string> = cold ? { "x-context-guru-cache": "cold" } : {};
-          return (await app.compact(turn, `cost-${schedule}-${session.name}`, headers)).text;
+          const answer = await app.compact(turn, `cost-${schedule}-${session.name}`, headers);
+          return { text: answer.text, cache: answer.cache, reason: answer.cacheReason };
         },
         prompts,
       ),
@@ -51,6 +55,7 @@ export async function measureCost(
   return {
     mode,
     preset: preset ?? "agent",
+    pricing: typeof pricing === "object" ? JSON.stringify(pricing) : (pricing ?? "auto"),
     sessions: sessions.length,
     turns: sessions.reduce((sum, session) => sum + session.turns.length, 0),
     schedules,

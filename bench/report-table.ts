@@ -122,23 +122,33 @@ export function renderCost(results: readonly CostResult[]): string {
   const blocks: string[] = [];
   for (const result of results) {
     blocks.push(
-      `\n== session cost against bypass: mode ${result.mode}, preset ${result.preset} (${result.sessions} sessions, ${result.turns} turns) ==`,
+      `\n== session cost against bypass: mode ${result.mode}, preset ${result.preset}, cache.pricing ${result.pricing} (${result.sessions} sessions, ${result.turns} turns) ==`,
       table(
         [
           "schedule",
-          "vLLM prefill",
+          "own pricing",
+          "serving",
           "Anthropic",
-          "warm prefix breaks",
-          "worst session",
+          "vLLM prefill",
+          "unannounced warm breaks",
+          "announced",
+          "worst session (own)",
           "last-turn prompt tokens",
         ],
         result.schedules.map((cost) => {
           const worst = worstSession(cost);
+          const announced = Object.entries(cost.announced)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([reason, count]) => `${reason} ${count}`)
+            .join(", ");
           return [
             SCHEDULE_LABELS[cost.schedule],
-            signed(change(cost.compacted.vllm, cost.bypass.vllm)),
+            signed(change(cost.compacted.own, cost.bypass.own)),
+            signed(change(cost.compacted.serving, cost.bypass.serving)),
             signed(change(cost.compacted.anthropic, cost.bypass.anthropic)),
+            signed(change(cost.compacted.vllm, cost.bypass.vllm)),
             `${cost.breaks} of ${cost.warmTurns}`,
+            announced === "" ? "none" : announced,
             worst ? `${worst.name} ${signed(worst.change)}` : "n/a",
             `${cost.compacted.finalTokens} vs ${cost.bypass.finalTokens}`,
           ];

@@ -82,8 +82,12 @@ export const descriptions: Readonly<Record<string, string>> = {
     "`freeze`: messages already sent come back byte for byte as before, and only a cold cache re-decides the head; `ignore`: every request is decided afresh.",
   "cache.ttl_seconds":
     "A session whose previous request is older than this meets a cold prompt cache: its head may be re-decided. The proxy routes learn the real lifetime (per session and deployment) from the cached tokens the model server reports; this is where learning starts.",
+  "cache.pricing":
+    "What a cached and an uncached prompt token cost, for priced breaks of a warm prefix: `auto` (Anthropic-shaped bodies as `anthropic`, read 0.1 write 1.25; others as `openai`), `anthropic`, `openai` and `vllm` (read 0.1, write 1), `prefill-only` (a cached token is free: never break on purpose), or `{read, write}` in units of one uncached token.",
   "cache.context_budget_tokens":
-    "A request with more message tokens than this is re-decided even while warm (0: never).",
+    "A request with more message tokens than this is re-decided even while warm (0: never), in one event that clears it to `cache.budget_low_water`.",
+  "cache.budget_low_water":
+    "Where a context-budget event clears to, as a share of `cache.context_budget_tokens`; an event that cannot clear to it (or by the room between it and the budget) is not taken, so the budget never breaks every turn.",
   inject_expand:
     "Inject the `context_guru_expand` tool: `auto` (when the request has tools, carries markers and the store persists), `always`, `never`.",
   "upstream.openai.base_url": "OpenAI-compatible upstream of `POST /v1/chat/completions`.",

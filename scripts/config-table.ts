@@ -21,6 +21,7 @@ type Schema = {
   default?: unknown;
   properties?: Record<string, Schema>;
   items?: Schema;
+  anyOf?: Schema[];
   minimum?: number;
   exclusiveMinimum?: number;
   maximum?: number;
@@ -70,6 +71,13 @@ function leafPaths(value: unknown, prefix = ""): string[] {
 const safeMax = Number.MAX_SAFE_INTEGER;
 
 function typeOf(schema: Schema): string {
+  if (schema.anyOf) return schema.anyOf.map(typeOf).join(" \\| ");
+  if (schema.type === "object" && schema.properties) {
+    return `{${Object.keys(schema.properties).join(", ")}}`;
+  }
+  if (schema.type === "number" && schema.maximum !== undefined) {
+    return `number ${schema.exclusiveMinimum !== undefined ? ">" : "≥"} ${schema.exclusiveMinimum ?? schema.minimum ?? 0}, ≤ ${schema.maximum}`;
+  }
   if (schema.enum) return schema.enum.map((value) => `\`${String(value)}\``).join(" \\| ");
   if (schema.type === "array") return `list of ${typeOf(schema.items ?? {})}s`;
   if (schema.type === "integer") {

@@ -1,5 +1,10 @@
+import { type BreakContext, nextHistory } from "./cache/break-decision.js";
+import { acceptEvent, headChange, headEvent } from "./cache/head-decision.js";
+import { estimateHead } from "./cache/head-estimate.js";
+import { cacheLifetime } from "./cache/lifetime.js";
 import type { CachePrediction } from "./cache/observation.js";
-import { type CacheState, type CacheTreatment, overBudget, treatRequest } from "./cache/policy.js";
+import { type CacheState, type CacheTreatment, treatRequest } from "./cache/policy.js";
+import { type Pricing, pricingFor } from "./cache/pricing.js";
 import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
 import { ContentClasses } from "./content/classify.js";
@@ -129,6 +134,41 @@ interface History {
   readonly now: number;
 }
 
+/** A request decided under one treatment (Compactor.#decide), its body written back. */
+interface Decided extends Written {
+  readonly run: RunResult;
+  readonly ability: ReturnType<typeof expandAbility>;
+  readonly degraded: NoExpandReason | undefined;
+}
+
+/** What the head decision settled on: the treatment, its body, and how it is priced. */
+interface Outcome {
+  readonly treatment: CacheTreatment;
+  readonly decided: Decided;
+  readonly pricing: Pricing;
+  /** Returned tokens of the previous request this one still starts with, when warm. */
+  readonly kept: number;
+}
+
+/**
+ * Whether the returned body carries the expand tool it did not declare (§8.1): where the head is
+ * decided, when always injected or a full marker was written; elsewhere as the head was sent.
+ */
+function carriesTool(
+  decided: Decided,
+  config: Config,
+  headDecides: boolean,
+  head: Head | undefined,
+): boolean {
+  return (
+    decided.ability.able &&
+    !decided.ability.declared &&
+    (headDecides
+      ? config.inject_expand === "always" || decided.run.markerIds.length > 0
+      : head?.tool === true)
+  );
+}
+
 /**
  * Compacts request bodies (§2–§4a): parse once, scan the text for the spans of message strings,
  * read the session's ledger, give already-sent outputs back as they were returned and run the
@@ -166,36 +206,95 @@ export class Compactor {
     return this.#hashKey;
   }
 
+  /**
+   * One request, as named steps: parse; read the session's history; treat the request as warm
+   * or cold; decide it (replay what was sent, decide what is new); the head decision (a warm
+   * request over its budget, or whose priced break pays, is re-decided in one event); commit
+   * (stashes and the ledger's new head in one write) and answer.
+   */
   async compact(text: string, options: CompactOptions = {}): Promise<CompactResult> {
     const parsed = this.#parse(text, options);
     if ("passthrough" in parsed) return parsed.passthrough;
-    const { store } = this.deps;
     const history = await this.#history(parsed);
-    let treatment = treatRequest(
+    const treated = treatRequest(
       this.deps.config.cache,
       options.cache,
       history.ledger,
       history.now,
     );
-    let decided = await this.#decide(parsed, history, treatment, options);
-    if (
-      treatment.state === "warm" &&
-      !("bail" in decided) &&
-      overBudget(this.deps.config.cache, decided.tokensAfter)
-    ) {
-      treatment = { state: "cold", reason: "budget" };
-      decided = await this.#decide(parsed, history, treatment, options);
-    }
+    const first = await this.#decide(parsed, history, treated, options);
     // A body whose bytes cannot be rewritten safely goes back as it came, and nothing is recorded.
-    if ("bail" in decided) return unchanged(parsed, treatment, decided.bail);
+    if ("bail" in first) return unchanged(parsed, treated, first.bail);
+    const outcome = await this.#headDecision(parsed, history, treated, first, options);
+    return this.#commit(parsed, history, outcome, options);
+  }
+
+  /**
+   * The priced head decision (§4a): a warm request is re-decided as cold when it is over the
+   * context budget or when breaking its prefix pays, judged first from an estimate of the warm
+   * result (no second run), then from what the re-decision really changed.
+   */
+  async #headDecision(
+    parsed: Parsed,
+    history: History,
+    treatment: CacheTreatment,
+    warm: Decided,
+    options: CompactOptions,
+  ): Promise<Outcome> {
+    const { config, registry } = this.deps;
+    const pricing = pricingFor(config.cache, parsed.provider);
+    const context: BreakContext = {
+      pricing,
+      history: history.head?.cost,
+      previousAt: history.ledger.lastRequestAt ?? history.now,
+      now: history.now,
+      lifetimeMs: cacheLifetime(config.cache, history.ledger.learned).ms,
+      received: parsed.tokensBefore,
+    };
+    const kept = history.head?.cost?.after ?? 0;
+    const stay: Outcome = { treatment, decided: warm, pricing, kept };
+    if (treatment.state !== "warm") return stay;
+    const sized = { tokens: warm.tokensAfter, length: warm.text.length };
+    const estimate = estimateHead(
+      {
+        transcript: parsed.transcript,
+        names: parsed.names,
+        config,
+        registry,
+        tokens: this.#tokens,
+      },
+      { texts: warm.run.texts, decisions: warm.run.decisions, ...sized },
+    );
+    const event = headEvent(config.cache, context, estimate, parsed.names.includes("mask"));
+    if (event === undefined) return stay;
+    const cold: CacheTreatment = { state: "cold", reason: event };
+    const decided = await this.#decide(parsed, history, cold, options);
+    if ("bail" in decided) return stay;
+    const toolsChanged =
+      carriesTool(warm, this.deps.config, false, history.head) !==
+      carriesTool(decided, this.deps.config, true, history.head);
+    const change = headChange(
+      { text: warm.text, tokens: warm.tokensAfter },
+      { text: decided.text, tokens: decided.tokensAfter },
+      toolsChanged,
+    );
+    if (!acceptEvent(event, config.cache, context, change)) return stay;
+    return { treatment: cold, decided, pricing, kept: change.tokens - change.suffix };
+  }
+
+  /** Stashes and the ledger's new head in one acknowledged write, then the answer. */
+  async #commit(
+    parsed: Parsed,
+    history: History,
+    outcome: Outcome,
+    options: CompactOptions,
+  ): Promise<CompactResult> {
+    const { treatment, decided } = outcome;
     const { run } = decided;
     const headDecides = treatment.state === "cold" || history.head === undefined;
-    const addTool =
-      decided.ability.able &&
-      !decided.ability.declared &&
-      (headDecides
-        ? this.deps.config.inject_expand === "always" || run.markerIds.length > 0
-        : history.head?.tool === true);
+    const addTool = carriesTool(decided, this.deps.config, headDecides, history.head);
+    const warm =
+      treatment.state === "warm" || treatment.reason === "priced" || treatment.reason === "budget";
     const head: Head = {
       messages: parsed.messages.length,
       tool: decided.ability.able && (decided.ability.declared || addTool),
@@ -204,6 +303,13 @@ export class Compactor {
         ? { summary: { from: run.replacement.from, to: run.replacement.to } }
         : {}),
       at: history.now,
+      cost: nextHistory(outcome.pricing, history.head?.cost, {
+        now: history.now,
+        received: parsed.tokensBefore,
+        returned: decided.tokensAfter,
+        kept: warm && history.head !== undefined ? outcome.kept : 0,
+        warm: warm && history.head !== undefined,
+      }),
     };
     const ledger = recordHead(history.ledger, history.now, history.chain.at(-1), head);
     if (options.commit?.() === false) return unchanged(parsed, treatment, "abandoned");
@@ -214,7 +320,7 @@ export class Compactor {
         pending.length === 0
           ? []
           : scopedEntries(pending, this.#returnedConversation(parsed, history, decided));
-      await store.put(parsed.session, entries, { ledger });
+      await this.deps.store.put(parsed.session, entries, { ledger });
       const pieced = countPieced(entries, this.deps.config.store.max_entry_bytes);
       if (pieced > 0) run.report.pieced = pieced;
     } catch (error) {
@@ -223,7 +329,7 @@ export class Compactor {
     }
     const result: CompactResult = {
       text: decided.text,
-      changed: decided.text !== text,
+      changed: decided.text !== parsed.text,
       provider: parsed.provider,
       session: parsed.session,
       tokensBefore: parsed.tokensBefore,
@@ -310,7 +416,7 @@ export class Compactor {
     options: CompactOptions,
     names: readonly ComponentName[] = parsed.names,
     oneWay?: { readonly above: number; readonly reason: OneWayReason },
-  ) {
+  ): Promise<Decided | { bail: Passthrough }> {
     const { config, store } = this.deps;
     const redecide = treatment.state === "cold";
     const { head } = history;

@@ -11,6 +11,7 @@ export type CacheState = "warm" | "cold";
  * warm, the session was seen recently or never (an unknown history counts as warm: misreading a
  * warm cache as cold is the expensive mistake). `observed`: the cache lifetime learned from
  * what the server served (cache/lifetime.ts) decided where `cache.ttl_seconds` would not have.
+ * `priced`: a warm prefix broken on purpose because clearing it pays (cache/break-decision.ts).
  */
 export type CacheReason =
   | "header"
@@ -19,7 +20,8 @@ export type CacheReason =
   | "budget"
   | "recent"
   | "unknown"
-  | "observed";
+  | "observed"
+  | "priced";
 
 export interface CacheTreatment {
   readonly state: CacheState;

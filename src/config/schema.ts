@@ -200,8 +200,32 @@ export const cacheSchema = z.strictObject({
    * where learning starts.
    */
   ttl_seconds: positive.default(300),
-  /** Over this many message tokens a warm request is re-decided too (0: never). */
+  /**
+   * What the model server bills a cached and an uncached prompt token, in units of one uncached
+   * token: prices priced breaks of a warm prefix (`cache/pricing.ts`). `auto`: Anthropic-shaped
+   * bodies as `anthropic`, others as `openai`; `prefill-only` (a cached token is free): never.
+   */
+  pricing: z
+    .union([
+      z.enum(["auto", "anthropic", "openai", "vllm", "prefill-only"]),
+      z
+        .strictObject({
+          read: z.number().nonnegative().max(1),
+          write: z.number().positive().max(10),
+        })
+        .refine((price) => price.read <= price.write, {
+          path: ["read"],
+          message: "must be at most write",
+        }),
+    ])
+    .default("auto"),
+  /**
+   * Over this many message tokens a warm request is re-decided too (0: never), in one event that
+   * clears it down to `budget_low_water`.
+   */
   context_budget_tokens: count.default(0),
+  /** Where a budget event clears to: a share of `context_budget_tokens` (0.6: 60 %). */
+  budget_low_water: z.number().positive().max(1).default(0.6),
 });
 export type CacheConfig = z.infer<typeof cacheSchema>;
 

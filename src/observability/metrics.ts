@@ -298,7 +298,7 @@ export class Metrics {
     for (const reason of bailReasons) this.#expandBails.inc({ reason }, 0);
     for (const [state, reasons] of [
       ["warm", ["recent", "unknown", "header", "observed"]],
-      ["cold", ["header", "ttl", "budget", "policy", "observed"]],
+      ["cold", ["header", "ttl", "budget", "policy", "observed", "priced"]],
     ] as const) {
       for (const reason of reasons) this.#cacheRequests.counter.inc({ state, reason }, 0);
     }

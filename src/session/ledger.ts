@@ -31,6 +31,23 @@ export interface Head {
   readonly summary?: { readonly from: number; readonly to: number } | undefined;
   /** When it was recorded (ms since the epoch). */
   readonly at: number;
+  /** What the conversation has cost so far, for priced breaks (cache/break-decision.ts). */
+  readonly cost?: ConversationCost | undefined;
+}
+
+/**
+ * A conversation's history as the priced-break decision reads it: its requests and their
+ * spacing, the message tokens of its last request as received and as returned, and what its
+ * requests cost so far compacted and uncompacted, in uncached-token units of its own pricing.
+ */
+export interface ConversationCost {
+  readonly turns: number;
+  /** When its first request was seen (ms since the epoch). */
+  readonly since: number;
+  readonly before: number;
+  readonly after: number;
+  readonly spent: number;
+  readonly bypass: number;
 }
 
 export interface SessionLedger {
@@ -115,6 +132,7 @@ export function encodeHead(head: Head): string {
     o: head.outputs.map((decision) => decision.join(".")),
     a: head.at,
     ...(head.summary ? { s: [head.summary.from, head.summary.to] } : {}),
+    ...(head.cost ? { c: encodeCost(head.cost) } : {}),
   });
 }
 
@@ -127,7 +145,7 @@ export function decodeHead(text: string): Head | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { m, t, o, a, s } = value as Record<string, unknown>;
+  const { m, t, o, a, s, c } = value as Record<string, unknown>;
   if (!isCount(m) || !Array.isArray(o) || !isCount(a)) return undefined;
   const outputs: Decision[] = [];
   for (const part of o) {
@@ -140,7 +158,34 @@ export function decodeHead(text: string): Head | undefined {
     Array.isArray(s) && s.length === 2 && isCount(s[0]) && isCount(s[1])
       ? { from: s[0], to: s[1] }
       : undefined;
-  return { messages: m, tool: t === 1, outputs, at: a, ...(summary ? { summary } : {}) };
+  const cost = decodeCost(c);
+  return {
+    messages: m,
+    tool: t === 1,
+    outputs,
+    at: a,
+    ...(summary ? { summary } : {}),
+    ...(cost ? { cost } : {}),
+  };
+}
+
+/** Costs are kept to a tenth of a token: enough for a price judgement, short on the wire. */
+function encodeCost(cost: ConversationCost): number[] {
+  const tenth = (value: number) => Math.round(value * 10);
+  return [cost.turns, cost.since, cost.before, cost.after, tenth(cost.spent), tenth(cost.bypass)];
+}
+
+function decodeCost(value: unknown): ConversationCost | undefined {
+  if (!Array.isArray(value) || value.length !== 6 || !value.every(isCount)) return undefined;
+  const [turns, since, before, after, spent, bypass] = value as number[];
+  return {
+    turns: turns as number,
+    since: since as number,
+    before: before as number,
+    after: after as number,
+    spent: (spent as number) / 10,
+    bypass: (bypass as number) / 10,
+  };
 }
 
 function isCount(value: unknown): value is number {

@@ -1,0 +1,134 @@
+import type { ConversationCost } from "../session/ledger.js";
+import type { Pricing } from "./pricing.js";
+
+/**
+ * Priced breaks (§4a): whether re-deciding the head of a warm request pays. Breaking re-writes
+ * the suffix after the first changed message once; clearing X tokens saves reading them on
+ * every later warm turn, until the next cold one (which would clear them anyway). The session's
+ * own history says how many turns to expect: as many as it has had (capped, halved), spaced as
+ * they have been. A break is taken only when the expected saving is at least BREAK_MARGIN times
+ * its cost, and only while the session stays within LOSS_BOUND of what it would have cost
+ * uncompacted even if it ended right after: a break is a bet on turns to come, its loss bounded.
+ */
+
+/** The saving must be this many times the re-write. */
+export const BREAK_MARGIN = 2;
+/** Requests a conversation must have had before its history prices a break. */
+export const MIN_TURNS = 6;
+/** Expected remaining turns: half the turns so far, at most this many. */
+export const HORIZON_CAP = 40;
+/** A session's estimated cost may not pass this multiple of its uncompacted cost by a break. */
+export const LOSS_BOUND = 1.05;
+
+/** What this request would be frozen as, and what a re-decision of its head would change. */
+export interface HeadEstimate {
+  /** Message tokens of the request as it would be returned warm. */
+  readonly tokens: number;
+  /** Tokens a re-decision would remove (X). */
+  readonly cleared: number;
+  /** Tokens from the first message it would change to the end, as returned warm (S). */
+  readonly suffix: number;
+}
+
+export interface BreakContext {
+  readonly pricing: Pricing;
+  /** The conversation's history up to its previous request; undefined: unknown, no break. */
+  readonly history: ConversationCost | undefined;
+  /** When the previous request was recorded, and now (ms). */
+  readonly previousAt: number;
+  readonly now: number;
+  /** The cache lifetime the request is judged by (cache/lifetime.ts). */
+  readonly lifetimeMs: number;
+  /** Message tokens of the request as received. */
+  readonly received: number;
+}
+
+export interface BreakPrice {
+  readonly pays: boolean;
+  /** Expected saving over the turns to come, and the re-write now (uncached-token units). */
+  readonly saving: number;
+  readonly cost: number;
+}
+
+const NO_BREAK: BreakPrice = Object.freeze({ pays: false, saving: 0, cost: 0 });
+
+/** Whether breaking the warm prefix to clear `estimate.cleared` tokens pays. Deterministic. */
+export function priceBreak(context: BreakContext, estimate: HeadEstimate): BreakPrice {
+  const { pricing, history, lifetimeMs } = context;
+  if (!history || history.turns < MIN_TURNS || pricing.read === 0) return NO_BREAK;
+  if (estimate.cleared <= 0 || lifetimeMs <= 0) return NO_BREAK;
+  const warmNow = warmth(context.now - context.previousAt, lifetimeMs);
+  const spacing = Math.max(0, context.previousAt - history.since) / (history.turns - 1);
+  const warmNext = warmth(spacing, lifetimeMs);
+  const horizon = Math.floor(Math.min(history.turns + 1, HORIZON_CAP * 2) / 2);
+  // Later warm turns in a row, each warm with the probability the spacing so far gives.
+  let expectedWarm = 0;
+  let chance = 1;
+  for (let turn = 0; turn < horizon; turn++) {
+    chance *= warmNext;
+    expectedWarm += chance;
+  }
+  const saving = pricing.read * estimate.cleared * expectedWarm;
+  const cost = warmNow * breakPremium(pricing, estimate);
+  const pays = saving >= BREAK_MARGIN * cost && withinLoss(context, estimate, warmNow);
+  return { pays, saving, cost };
+}
+
+/** The chance a cache idle for `idleMs` still holds the prefix: 1 falling to 0 at the lifetime. */
+export function warmth(idleMs: number, lifetimeMs: number): number {
+  if (idleMs >= lifetimeMs) return 0;
+  return 1 - Math.max(0, idleMs) / lifetimeMs;
+}
+
+/** What a warm break costs above keeping the prefix: the suffix written instead of read. */
+function breakPremium(pricing: Pricing, estimate: HeadEstimate): number {
+  const rewritten = Math.max(0, estimate.suffix - estimate.cleared);
+  return Math.max(0, pricing.write * rewritten - pricing.read * estimate.suffix);
+}
+
+/** Whether the session, were it to end after this break, stays within LOSS_BOUND of bypass. */
+function withinLoss(context: BreakContext, estimate: HeadEstimate, warmNow: number): boolean {
+  const { pricing, history } = context;
+  if (!history) return false;
+  const bypass = history.bypass + turnCost(pricing, history.before, context.received, warmNow);
+  const kept = estimate.tokens - estimate.suffix;
+  const broken =
+    warmNow * (pricing.read * kept + pricing.write * (estimate.suffix - estimate.cleared)) +
+    (1 - warmNow) * pricing.write * (estimate.tokens - estimate.cleared);
+  return history.spent + broken <= LOSS_BOUND * bypass;
+}
+
+/**
+ * What one request costs when the previous one sent `previous` tokens it extends to `tokens`:
+ * the shared part read (when warm), the rest written.
+ */
+export function turnCost(pricing: Pricing, previous: number, tokens: number, warm: number): number {
+  const shared = Math.min(previous, tokens);
+  const warmCost = pricing.read * shared + pricing.write * (tokens - shared);
+  return warm * warmCost + (1 - warm) * pricing.write * tokens;
+}
+
+/**
+ * The conversation's history after this request: one more turn, its tokens, and what it cost
+ * compacted and uncompacted. `kept` is how many returned tokens of the previous request this one
+ * still starts with (all of them on a warm turn, none on a cold one, up to the first change on a
+ * break).
+ */
+export function nextHistory(
+  pricing: Pricing,
+  history: ConversationCost | undefined,
+  turn: { now: number; received: number; returned: number; kept: number; warm: boolean },
+): ConversationCost {
+  const warm = turn.warm ? 1 : 0;
+  const previousBefore = history?.before ?? 0;
+  const kept = Math.min(turn.kept, turn.returned);
+  const spent = warm * pricing.read * kept + pricing.write * (turn.returned - warm * kept);
+  return {
+    turns: (history?.turns ?? 0) + 1,
+    since: history?.since ?? turn.now,
+    before: turn.received,
+    after: turn.returned,
+    spent: (history?.spent ?? 0) + spent,
+    bypass: (history?.bypass ?? 0) + turnCost(pricing, previousBefore, turn.received, warm),
+  };
+}
