@@ -14,7 +14,9 @@ import type { Pricing } from "./pricing.js";
 /** The saving must be this many times the re-write. */
 export const BREAK_MARGIN = 2;
 /** Requests a conversation must have had before its history prices a break. */
-export const MIN_TURNS = 6;
+export const MIN_TURNS = 10;
+/** A break must clear at least this share of the request: breaks are rare and large. */
+export const MIN_CLEARED_SHARE = 0.3;
 /** Expected remaining turns: half the turns so far, at most this many. */
 export const HORIZON_CAP = 40;
 /** A session's estimated cost may not pass this multiple of its uncompacted cost by a break. */
@@ -56,7 +58,10 @@ const NO_BREAK: BreakPrice = Object.freeze({ pays: false, saving: 0, cost: 0 });
 export function priceBreak(context: BreakContext, estimate: HeadEstimate): BreakPrice {
   const { pricing, history, lifetimeMs } = context;
   if (!history || history.turns < MIN_TURNS || pricing.read === 0) return NO_BREAK;
-  if (estimate.cleared <= 0 || lifetimeMs <= 0) return NO_BREAK;
+  if (estimate.cleared < MIN_CLEARED_SHARE * estimate.tokens || estimate.cleared <= 0) {
+    return NO_BREAK;
+  }
+  if (lifetimeMs <= 0) return NO_BREAK;
   const warmNow = warmth(context.now - context.previousAt, lifetimeMs);
   const spacing = Math.max(0, context.previousAt - history.since) / (history.turns - 1);
   const warmNext = warmth(spacing, lifetimeMs);

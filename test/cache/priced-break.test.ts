@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { CacheModel } from "../../bench/cost-replay.js";
+import { PromptTokens } from "../../bench/prompt-tokens.js";
+import { replayTurns } from "../../bench/turns.js";
+import { pricingFor } from "../../src/cache/pricing.js";
+import { Compactor } from "../../src/compactor.js";
+import { components } from "../../src/components/registry.js";
+import { parseConfig } from "../../src/config/load.js";
+import { type ConfigInput, cacheSchema } from "../../src/config/schema.js";
+import { createStore } from "../../src/store/create.js";
+import { scanBody } from "../../src/wire/json-scan.js";
+import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
+
+/** Seconds between the replayed turns of a session: well within the cache's lifetime. */
+const SPACING_MS = 20_000;
+
+interface Turn {
+  readonly text: string;
+  readonly reason: string;
+  readonly tokensAfter: number;
+}
+
+/** Sends a recorded session turn by turn under one session key, on a clock moved by hand. */
+async function replay(file: string, cache: ConfigInput["cache"] = {}): Promise<Turn[]> {
+  const body = agentBodies().find((entry) => entry.file === file);
+  if (!body) throw new Error(`${file} is not in the corpus`);
+  const config = parseConfig({ cache });
+  let now = 1_000_000;
+  const compactor = new Compactor({
+    config,
+    store: createStore(config.store),
+    registry: components,
+    hashKey: "priced-break-test-key",
+    clock: () => now,
+  });
+  const turns: Turn[] = [];
+  for (const text of replayTurns(body.provider, body.body)) {
+    const result = await compactor.compact(text, { session: "priced" });
+    turns.push({
+      text: result.text,
+      reason: `${result.cache.state}/${result.cache.reason}`,
+      tokensAfter: result.tokensAfter,
+    });
+    now += SPACING_MS;
+  }
+  return turns;
+}
+
+/** The serving cost of the returned prompts with an always-warm cache (SPEC §11). */
+function servingCost(provider: "openai" | "anthropic", turns: readonly Turn[]): number {
+  const model = new CacheModel();
+  const prompts = new PromptTokens();
+  let total = 0;
+  for (const [index, turn] of turns.entries()) {
+    const charge = model.charge(prompts.of(provider, turn.text), index === 0);
+    total += provider === "anthropic" ? charge.anthropic : charge.serving;
+  }
+  return total;
+}
+
+const reasons = (turns: readonly Turn[]) =>
+  turns.flatMap((turn, index) =>
+    turn.reason === "warm/recent" ? [] : [`${index}:${turn.reason}`],
+  );
+
+const messages = (text: string) =>
+  (scanBody(text)?.messages ?? []).map((span) => text.slice(span.start, span.end));
+
+describe.skipIf(!hasSharedCorpus)("priced breaks of a warm prefix (§4a)", () => {
+  it("a long recorded session takes priced breaks that cost less than freezing", async () => {
+    const priced = await replay("s0-t049-openai.json");
+    const frozen = await replay("s0-t049-openai.json", { pricing: "prefill-only" });
+    expect(reasons(priced)).toEqual([
+      "0:warm/unknown",
+      "12:cold/priced",
+      "21:cold/priced",
+      "26:cold/priced",
+      "33:cold/priced",
+      "39:cold/priced",
+    ]);
+    expect(reasons(frozen)).toEqual(["0:warm/unknown"]);
+    expect(servingCost("openai", priced)).toBeLessThan(servingCost("openai", frozen));
+  }, 60_000);
+
+  it("a short session takes none", async () => {
+    expect(reasons(await replay("s0-t012-openai.json"))).toEqual(["0:warm/unknown"]);
+  }, 60_000);
+
+  it("the break is announced, and what it returned is given back byte for byte after", async () => {
+    const turns = await replay("s0-t049-anthropic.json");
+    const at = turns.findIndex((turn) => turn.reason === "cold/priced");
+    expect(at).toBe(12);
+    const broken = messages(turns[at]?.text ?? "");
+    for (const later of turns.slice(at + 1)) {
+      if (later.reason !== "warm/recent") break;
+      expect(messages(later.text).slice(0, broken.length)).toEqual(broken);
+    }
+  }, 60_000);
+
+  it("the context budget clears to the low-water mark in one event, then the turns are warm", async () => {
+    const budget = 6_000;
+    const turns = await replay("s0-t049-openai.json", {
+      pricing: "prefill-only",
+      context_budget_tokens: budget,
+    });
+    expect(reasons(turns)).toEqual(["0:warm/unknown", "23:cold/budget", "36:cold/budget"]);
+    for (const [index, turn] of turns.entries()) {
+      if (turn.reason !== "cold/budget") continue;
+      expect(turn.tokensAfter).toBeLessThanOrEqual(budget * 0.6);
+      expect(turns[index + 1]?.reason ?? "warm/recent").toBe("warm/recent");
+    }
+  }, 60_000);
+
+  it("the same history gives byte-identical output", async () => {
+    const first = await replay("s0-t049-openai.json");
+    const second = await replay("s0-t049-openai.json");
+    expect(second.map((turn) => turn.text)).toEqual(first.map((turn) => turn.text));
+  }, 60_000);
+});
+
+describe("cache.pricing (§4a)", () => {
+  it.each([
+    [{}, "anthropic", { read: 0.1, write: 1.25 }],
+    [{}, "openai", { read: 0.1, write: 1 }],
+    [{ pricing: "vllm" }, "anthropic", { read: 0.1, write: 1 }],
+    [{ pricing: "anthropic" }, "openai", { read: 0.1, write: 1.25 }],
+    [{ pricing: "prefill-only" }, "anthropic", { read: 0, write: 1 }],
+    [{ pricing: { read: 0.5, write: 2 } }, "openai", { read: 0.5, write: 2 }],
+  ] as const)("%j prices a %s-shaped body at %j", (input, provider, expected) => {
+    expect(pricingFor(cacheSchema.parse(input), provider)).toEqual(expected);
+  });
+
+  it("rejects a read price above the write price, and an unknown name", () => {
+    expect(cacheSchema.safeParse({ pricing: { read: 1, write: 0.5 } }).success).toBe(false);
+    expect(cacheSchema.safeParse({ pricing: "free" }).success).toBe(false);
+    expect(cacheSchema.parse({}).budget_low_water).toBe(0.6);
+  });
+});
