@@ -105,7 +105,9 @@ export const descriptions: Readonly<Record<string, string>> = {
     "Memory for the in-process memos (token counts, content ids, component results) that make a re-sent history cheap; with `store.max_bytes` it bounds what the process holds.",
   "limits.body_bytes": "Largest request body; over it `413`.",
   "limits.compact_timeout_ms":
-    "Deadline for one compaction or rehydration, whatever thread it runs on; past it /compact answers the original body, the proxy forwards it, /rehydrate answers `503`.",
+    "Deadline for one compaction, whatever thread it runs on; past it /compact answers the original body and the proxy forwards it.",
+  "limits.rehydrate_timeout_ms":
+    "Deadline for one /rehydrate, whatever thread it runs on; past it `503` with `retry-after`. Longer than the compaction deadline: a rehydration has no original body to fall back on.",
   "limits.inflight_bytes":
     "Bytes of bodies compacted or rehydrated at once; a body beyond it gets its original bytes at once (`/rehydrate`: `503` with `retry-after`).",
   "limits.worker_min_bytes":

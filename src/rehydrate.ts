@@ -55,14 +55,20 @@ export async function rehydrate(
   const transcript = readTranscript(provider, messages, scan);
   // Records and markers are resolved only through the conversation this body is (§7): the chain
   // ids of its messages (Responses: items) as they stand, which are those the compactor returned.
-  const chain = chainIds(
-    scan.messages.map((span, index) =>
-      messageDigest(text.slice(span.start, span.end), () => messages[index]),
-    ),
-  );
+  // Hashed once, and only when some string may be restored: most messages of a long body are
+  // plain text, whose ids are needed only for the messages after them.
+  let chain: string[] | undefined;
+  const chainOf = () => {
+    chain ??= chainIds(
+      scan.messages.map((span, index) =>
+        messageDigest(text.slice(span.start, span.end), () => messages[index]),
+      ),
+    );
+    return chain;
+  };
   const lookup = (key: string) => store.get(session, key);
   const records = (messageIndex: number): Records => {
-    const conversation = chain[messageIndex] ?? "";
+    const conversation = chainOf()[messageIndex] ?? "";
     return {
       record: (kind, textId) => lookup(recordKey(kind, conversation, textId)),
       original: async (id) =>
@@ -71,7 +77,12 @@ export async function rehydrate(
   };
   const edits = await restoreMessages(messages, scan, records, hash);
   const replaced = new Set(edits.map((edit) => edit.messageIndex));
-  const strings = transcript.strings.filter((item) => !replaced.has(item.messageIndex));
+  // Only tool outputs have records (`rf:`, session/records.ts) and only a marker resolves: any
+  // other string (user and assistant text, most of a long body) costs no hash and no lookup.
+  const strings = transcript.strings.filter(
+    (item) =>
+      !replaced.has(item.messageIndex) && (item.tool !== undefined || carriesMarker(item.text)),
+  );
   let unresolved = 0;
   // In slices, so a body of a million strings holds a slice's lookups at a time, not a million.
   for (let from = 0; from < strings.length; from += SLICE) {

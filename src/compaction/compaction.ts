@@ -38,6 +38,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /**
  * The one way routes compact and rehydrate bodies (§10): admitted by bytes in flight, run inline
  * when small and on a worker thread when large, and bounded by `limits.compact_timeout_ms`
+ * (`limits.rehydrate_timeout_ms` for /rehydrate)
  * whatever the worker is doing. A compaction that was not admitted, passed its deadline or
  * failed resolves why (`CompactMiss`): the caller sends the original bytes and says so.
  */
@@ -96,7 +97,7 @@ export class Compaction {
     const thread = this.#threadFor(input);
     const release = this.deps.inflight.admit(input.length);
     if (!release) return this.#ended("rehydrate", thread, "declined", { kind: "busy" });
-    const deadline = this.#deadline(undefined);
+    const deadline = this.#deadline(undefined, this.deps.config.limits.rehydrate_timeout_ms);
     try {
       if (thread === "worker" && pool) {
         const outcome = await pool.rehydrate(input, options, deadline.signal);
@@ -137,8 +138,8 @@ export class Compaction {
       : "inline";
   }
 
-  /** Aborts at `limits.compact_timeout_ms`, or when `outer` (the client going away) aborts. */
-  #deadline(outer: AbortSignal | undefined) {
+  /** Aborts after `ms` (a `limits.*_timeout_ms`), or when `outer` (the client going away) aborts. */
+  #deadline(outer: AbortSignal | undefined, ms = this.deps.config.limits.compact_timeout_ms) {
     const controller = new AbortController();
     let resolvePassed: (value: undefined) => void = () => {};
     const passed = new Promise<undefined>((resolve) => {
@@ -150,7 +151,7 @@ export class Compaction {
       controller.abort();
       resolvePassed(undefined);
     };
-    const timer = setTimeout(abort, this.deps.config.limits.compact_timeout_ms);
+    const timer = setTimeout(abort, ms);
     if (outer?.aborted) abort();
     else outer?.addEventListener("abort", abort, { once: true });
     return {

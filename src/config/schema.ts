@@ -172,6 +172,11 @@ export const limitsSchema = z
     memo_bytes: positive.default(64 * 1024 * 1024),
     /** Deadline for a whole /compact run; past it the original body is returned. */
     compact_timeout_ms: positive.default(2_000),
+    /**
+     * Deadline for one /rehydrate: no original-bytes answer to fall back on, so it is the bound
+     * of real overload (then `503`), not the compaction deadline.
+     */
+    rehydrate_timeout_ms: positive.default(30_000),
     header_timeout_ms: positive.default(30_000),
     max_header_bytes: positive.default(64 * 1024),
     /** Bytes of bodies compacted or rehydrated at once; a body beyond it gets its answer at once. */

@@ -46,7 +46,7 @@ export function rehydrateRoutes({ config, compaction }: Services): Hono {
       case "deadline":
         c.header("retry-after", RETRY_AFTER);
         return c.json(
-          { error: `rehydration did not finish within ${config.limits.compact_timeout_ms} ms` },
+          { error: `rehydration did not finish within ${config.limits.rehydrate_timeout_ms} ms` },
           503,
         );
       case "store_failed":

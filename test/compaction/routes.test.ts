@@ -139,7 +139,7 @@ describe("/rehydrate off the event loop", { timeout: 120_000 }, () => {
   });
 
   it("answers 503 with retry-after at the deadline while the store is slow", async () => {
-    const config = parseConfig({ limits: { compact_timeout_ms: 300 } });
+    const config = parseConfig({ limits: { rehydrate_timeout_ms: 300 } });
     const { store } = recordingStore(createStore(config.store), 2_000);
     const app = createApp({ config, store });
     const started = performance.now();
