@@ -309,6 +309,7 @@ export class Compactor {
         returned: decided.tokensAfter,
         kept: warm && history.head !== undefined ? outcome.kept : 0,
         warm: warm && history.head !== undefined,
+        cold: !warm,
       }),
     };
     const ledger = recordHead(history.ledger, history.now, history.chain.at(-1), head);

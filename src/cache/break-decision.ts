@@ -64,7 +64,8 @@ export function priceBreak(context: BreakContext, estimate: HeadEstimate): Break
   if (lifetimeMs <= 0) return NO_BREAK;
   const warmNow = warmth(context.now - context.previousAt, lifetimeMs);
   const spacing = Math.max(0, context.previousAt - history.since) / (history.turns - 1);
-  const warmNext = warmth(spacing, lifetimeMs);
+  // A later turn is warm as often as the spacing lets the cache live, and the history says so.
+  const warmNext = Math.min(warmth(spacing, lifetimeMs), 1 - history.colds / history.turns);
   const horizon = Math.floor(Math.min(history.turns + 1, HORIZON_CAP * 2) / 2);
   // Later warm turns in a row, each warm with the probability the spacing so far gives.
   let expectedWarm = 0;
@@ -122,7 +123,14 @@ export function turnCost(pricing: Pricing, previous: number, tokens: number, war
 export function nextHistory(
   pricing: Pricing,
   history: ConversationCost | undefined,
-  turn: { now: number; received: number; returned: number; kept: number; warm: boolean },
+  turn: {
+    now: number;
+    received: number;
+    returned: number;
+    kept: number;
+    warm: boolean;
+    cold: boolean;
+  },
 ): ConversationCost {
   const warm = turn.warm ? 1 : 0;
   const previousBefore = history?.before ?? 0;
@@ -130,6 +138,7 @@ export function nextHistory(
   const spent = warm * pricing.read * kept + pricing.write * (turn.returned - warm * kept);
   return {
     turns: (history?.turns ?? 0) + 1,
+    colds: (history?.colds ?? 0) + (turn.cold ? 1 : 0),
     since: history?.since ?? turn.now,
     before: turn.received,
     after: turn.returned,

@@ -42,6 +42,8 @@ export interface Head {
  */
 export interface ConversationCost {
   readonly turns: number;
+  /** Of those, requests that met a cold cache (header, lifetime, policy). */
+  readonly colds: number;
   /** When its first request was seen (ms since the epoch). */
   readonly since: number;
   readonly before: number;
@@ -176,10 +178,11 @@ function encodeCost(cost: ConversationCost): number[] {
 }
 
 function decodeCost(value: unknown): ConversationCost | undefined {
-  if (!Array.isArray(value) || value.length !== 6 || !value.every(isCount)) return undefined;
-  const [turns, since, before, after, spent, bypass] = value as number[];
+  if (!Array.isArray(value) || value.length !== 7 || !value.every(isCount)) return undefined;
+  const [turns, colds, since, before, after, spent, bypass] = value as number[];
   return {
     turns: turns as number,
+    colds: colds as number,
     since: since as number,
     before: before as number,
     after: after as number,
