@@ -174,7 +174,15 @@ export function decodeHead(text: string): Head | undefined {
 /** Costs are kept to a tenth of a token: enough for a price judgement, short on the wire. */
 function encodeCost(cost: ConversationCost): number[] {
   const tenth = (value: number) => Math.round(value * 10);
-  return [cost.turns, cost.since, cost.before, cost.after, tenth(cost.spent), tenth(cost.bypass)];
+  return [
+    cost.turns,
+    cost.colds,
+    cost.since,
+    cost.before,
+    cost.after,
+    tenth(cost.spent),
+    tenth(cost.bypass),
+  ];
 }
 
 function decodeCost(value: unknown): ConversationCost | undefined {

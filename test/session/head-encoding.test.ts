@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { decodeHead, encodeHead, type Head, internDecision } from "../../src/session/ledger.js";
+
+const head: Head = {
+  messages: 12,
+  tool: true,
+  outputs: [internDecision(["format"]), internDecision([])],
+  at: 1_700_000_000_000,
+  cost: {
+    turns: 11,
+    colds: 2,
+    since: 1_699_999_000_000,
+    before: 20_480,
+    after: 9_731,
+    spent: 4_321.4,
+    bypass: 7_654.3,
+  },
+};
+
+describe("a head as text (the Redis encoding of the ledger)", () => {
+  it("keeps the conversation's history the priced breaks read, to a tenth of a token", () => {
+    expect(decodeHead(encodeHead(head))).toEqual(head);
+  });
+
+  it("reads a head without that history, or with a malformed one, as having none", () => {
+    const { cost: _, ...bare } = head;
+    expect(decodeHead(encodeHead(bare))).toEqual(bare);
+    const broken = JSON.stringify({ ...JSON.parse(encodeHead(head)), c: [1, 2, 3] });
+    expect(decodeHead(broken)).toEqual(bare);
+  });
+});
