@@ -7,6 +7,7 @@ import { contentHasher, markerIds } from "../../src/expand/markers.js";
 import { resolveHashKey } from "../../src/hash-key/resolve.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
+import { withoutDeadline } from "../support/app.js";
 import { jsonArrayOutput, logOutput } from "../support/bodies.js";
 import { findRedisServer, type RedisServer, startRedisServer } from "../support/redis-server.js";
 
@@ -39,7 +40,7 @@ export interface Replica {
  * pod would.
  */
 export async function replica(url: string, overrides: ConfigInput = {}): Promise<Replica> {
-  const { store: storeOverrides, ...rest } = overrides;
+  const { store: storeOverrides, ...rest } = withoutDeadline(overrides);
   const config = parseConfig({
     ...rest,
     store: { ...storeOverrides, backend: "redis", redis: { url, ...storeOverrides?.redis } },

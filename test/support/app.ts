@@ -11,12 +11,23 @@ export interface TestApp {
   readonly store: Store;
 }
 
+/**
+ * The deadline of a test's compactions unless it sets its own: a test of what compaction does
+ * must not depend on how loaded the machine is (tests of the deadline set `compact_timeout_ms`).
+ */
+export const NO_DEADLINE_MS = 600_000;
+
+/** `input` with `limits.compact_timeout_ms` at NO_DEADLINE_MS unless it sets one. */
+export function withoutDeadline(input: ConfigInput): ConfigInput {
+  return { ...input, limits: { compact_timeout_ms: NO_DEADLINE_MS, ...input.limits } };
+}
+
 /** An app over the given config (defaults applied) with its own in-memory store. */
 export function testApp(
   input: ConfigInput = {},
   options: { registry?: Registry; store?: Store; clock?: () => number } = {},
 ): TestApp {
-  const config = parseConfig(input);
+  const config = parseConfig(withoutDeadline(input));
   const store =
     options.store ?? createStore(config.store, options.clock ? { clock: options.clock } : {});
   const app = createApp({
