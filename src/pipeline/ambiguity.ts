@@ -7,7 +7,8 @@ import type { OutputState } from "./output-state.js";
  * a reformatted output's original by the hash of its text alone, so each such text must stand for
  * one original wherever it is read: two different outputs that clean up to the same text, or a
  * cleaned text that another string of the body (or an offloaded output's stashed text) reads
- * verbatim, are ambiguous. The later claimant, or the one whose record would mislead, is named.
+ * verbatim, are ambiguous within one message (records are scoped to their message). The later
+ * claimant, or the one whose record would mislead, is named.
  */
 export function ambiguousRecords(
   transcript: Transcript,
@@ -16,16 +17,21 @@ export function ambiguousRecords(
 ): Set<number> {
   const { received, current, stashedAs, reformatted } = state;
   const ambiguous = new Set<number>();
+  // Records are scoped to the message that holds them (session/records.ts), so a text claims
+  // an original only within its message: outputs of different messages never collide.
   const claims = new Map<string, number>();
+  const claim = (message: number, text: string) => `${message}\u0000${text}`;
+  const messageOf = (index: number) => transcript.outputs[index]?.messageIndex ?? -1;
   reformatted.forEach((text, index) => {
     if (text === undefined) return;
-    const owner = claims.get(text);
-    if (owner === undefined) claims.set(text, index);
+    const key = claim(messageOf(index), text);
+    const owner = claims.get(key);
+    if (owner === undefined) claims.set(key, index);
     else if (received[owner] !== received[index]) ambiguous.add(index);
   });
   if (claims.size === 0) return ambiguous;
-  const misleads = (text: string | undefined, original: string) => {
-    const owner = text === undefined ? undefined : claims.get(text);
+  const misleads = (message: number, text: string | undefined, original: string) => {
+    const owner = text === undefined ? undefined : claims.get(claim(message, text));
     if (owner !== undefined && received[owner] !== original) ambiguous.add(owner);
   };
   let output = 0;
@@ -37,12 +43,12 @@ export function ambiguousRecords(
       item.messageIndex < replacement.to;
     if (replaced) continue;
     if (index === undefined) {
-      misleads(item.text, item.text);
+      misleads(item.messageIndex, item.text, item.text);
       continue;
     }
     const original = received[index] as string;
-    misleads(current[index], original);
-    misleads(stashedAs[index], original);
+    misleads(item.messageIndex, current[index], original);
+    misleads(item.messageIndex, stashedAs[index], original);
   }
   return ambiguous;
 }

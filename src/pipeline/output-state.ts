@@ -99,7 +99,9 @@ export class OutputState {
 
   /** Keeps `value` under `key` (a marker id or a record), held by received message `message`. */
   stash(key: PendingStash["key"], value: string, message: number): void {
-    const name = typeof key === "string" ? key : `${key.kind}:${key.textId}`;
+    // A record is scoped to its message (session/records.ts): one text may stand for different
+    // originals in different messages.
+    const name = typeof key === "string" ? key : `${key.kind}:${key.textId}:${message}`;
     const known = this.stashes.get(name);
     if (known && known.value === value) known.messages.add(message);
     else this.stashes.set(name, { key, value, messages: new Set([message]) });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConfigInput } from "../../src/config/schema.js";
 import { markerIds } from "../../src/expand/markers.js";
 import { pieceKey } from "../../src/store/pieces.js";
-import { testApp } from "../support/app.js";
+import { CLEAN, testApp } from "../support/app.js";
 import { findRedisServer, type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 /**
@@ -123,6 +123,33 @@ describe("markers that acted as off", () => {
     expect(output.length).toBeLessThan(input.length / 4);
     expect(output).not.toContain("<<cg:");
     expect(markerIds(output)).toEqual([]);
+    expect(back).toBe(input);
+  }, 60_000);
+
+  it("reduces as much as clean mode when older outputs mask to the same text", async () => {
+    const outputs = Array.from({ length: 12 }, (_, index) => buildLog(3_000, `s${index}`));
+    const messages: unknown[] = [{ role: "user", content: "Fix the build." }];
+    outputs.forEach((content, index) => {
+      messages.push(
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: `c${index}`, type: "function", function: { name: "Bash", arguments: "{}" } },
+          ],
+        },
+        { role: "tool", tool_call_id: `c${index}`, content },
+      );
+    });
+    const input = JSON.stringify({ model: "gpt-4o", messages });
+    const { output, back } = await roundTrip(input, {});
+    const clean = await testApp({ ...SLOW, ...CLEAN }).app.request("/compact", {
+      method: "POST",
+      body: input,
+      headers: HEADERS,
+    });
+    expect(output).toBe(await clean.text());
+    expect(output.length).toBeLessThan(input.length / 2);
     expect(back).toBe(input);
   }, 60_000);
 });
