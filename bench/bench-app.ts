@@ -29,6 +29,9 @@ export function modeConfig(
   pricing?: BenchPricing,
 ): ConfigInput {
   const base: ConfigInput = {
+    // What the service returns is measured, not how soon: on a loaded machine a turn past the
+    // shipped deadline would come back as it came and count as a broken prefix it is not.
+    limits: { compact_timeout_ms: 600_000 },
     ...(preset === undefined ? {} : { preset }),
     ...(pricing === undefined ? {} : { cache: { pricing } }),
   };
