@@ -89,7 +89,8 @@ describe.skipIf(!hasSharedCorpus)("Responses form of the agent corpus", () => {
   it.each(bodies.filter((entry) => entry.turns > 3).map((entry) => [entry.file, entry] as const))(
     "%s: a warm turn-by-turn replay gives every earlier item back byte for byte, saving what chat saves",
     async (_, entry) => {
-      const { app } = testApp(NO_DEADLINE);
+      // Frozen as sent: no priced break (cache.pricing prefill-only), so every turn is warm.
+      const { app } = testApp({ ...NO_DEADLINE, cache: { pricing: "prefill-only" } });
       const chatTurns = replayTurns("openai", entry.body);
       const turns = replayTurns("responses", entry.responses);
       expect(turns).toHaveLength(chatTurns.length);
