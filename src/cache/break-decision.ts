@@ -66,7 +66,10 @@ export function priceBreak(context: BreakContext, estimate: HeadEstimate): Break
   const spacing = Math.max(0, context.previousAt - history.since) / (history.turns - 1);
   // A later turn is warm as often as the spacing lets the cache live, and the history says so.
   const warmNext = Math.min(warmth(spacing, lifetimeMs), 1 - history.colds / history.turns);
-  const horizon = Math.floor(Math.min(history.turns + 1, HORIZON_CAP * 2) / 2);
+  const horizon = Math.min(
+    Math.floor(Math.min(history.turns + 1, HORIZON_CAP * 2) / 2),
+    warmRunLeft(history),
+  );
   // Later warm turns in a row, each warm with the probability the spacing so far gives.
   let expectedWarm = 0;
   let chance = 1;
@@ -78,6 +81,20 @@ export function priceBreak(context: BreakContext, estimate: HeadEstimate): Break
   const cost = warmNow * breakPremium(pricing, estimate);
   const pays = saving >= BREAK_MARGIN * cost && withinLoss(context, estimate, warmNow);
   return { pays, saving, cost };
+}
+
+/**
+ * Warm requests left after this one before the cache is expected cold again, from the runs of
+ * warm requests the conversation has had between cold ones: as long as they were on average,
+ * less those already in the current run. Unbounded while no run has ended in a cold request.
+ * A break is cleared anyway by the next cold request, so only the warm ones before it repay it.
+ */
+export function warmRunLeft(history: ConversationCost): number {
+  if (history.warmRuns === 0 || history.lastCold === 0) return Number.POSITIVE_INFINITY;
+  const usual = history.warmRunTurns / history.warmRuns;
+  // The current request is the run's next one: those after it are left.
+  const into = history.turns - history.lastCold + 1;
+  return Math.max(0, Math.floor(usual - into));
 }
 
 /** The chance a cache idle for `idleMs` still holds the prefix: 1 falling to 0 at the lifetime. */
@@ -136,9 +153,16 @@ export function nextHistory(
   const previousBefore = history?.before ?? 0;
   const kept = Math.min(turn.kept, turn.returned);
   const spent = warm * pricing.read * kept + pricing.write * (turn.returned - warm * kept);
+  const turns = (history?.turns ?? 0) + 1;
+  const lastCold = history?.lastCold ?? 0;
+  // A cold request ends the warm run since the previous cold one.
+  const endsRun = turn.cold && lastCold > 0;
   return {
-    turns: (history?.turns ?? 0) + 1,
+    turns,
     colds: (history?.colds ?? 0) + (turn.cold ? 1 : 0),
+    lastCold: turn.cold ? turns : lastCold,
+    warmRuns: (history?.warmRuns ?? 0) + (endsRun ? 1 : 0),
+    warmRunTurns: (history?.warmRunTurns ?? 0) + (endsRun ? turns - lastCold - 1 : 0),
     since: history?.since ?? turn.now,
     before: turn.received,
     after: turn.returned,

@@ -44,6 +44,11 @@ export interface ConversationCost {
   readonly turns: number;
   /** Of those, requests that met a cold cache (header, lifetime, policy). */
   readonly colds: number;
+  /** Which of its requests (1 for the first) met the latest cold cache; 0 while none has. */
+  readonly lastCold: number;
+  /** The runs of warm requests between two cold ones so far, and their requests in all. */
+  readonly warmRuns: number;
+  readonly warmRunTurns: number;
   /** When its first request was seen (ms since the epoch). */
   readonly since: number;
   readonly before: number;
@@ -182,15 +187,24 @@ function encodeCost(cost: ConversationCost): number[] {
     cost.after,
     tenth(cost.spent),
     tenth(cost.bypass),
+    cost.lastCold,
+    cost.warmRuns,
+    cost.warmRunTurns,
   ];
 }
 
 function decodeCost(value: unknown): ConversationCost | undefined {
-  if (!Array.isArray(value) || value.length !== 7 || !value.every(isCount)) return undefined;
-  const [turns, colds, since, before, after, spent, bypass] = value as number[];
+  // Seven numbers: a head written before cold requests were placed in the history (none known).
+  if (!Array.isArray(value) || (value.length !== 10 && value.length !== 7)) return undefined;
+  if (!value.every(isCount)) return undefined;
+  const [turns, colds, since, before, after, spent, bypass, ...runs] = value as number[];
+  const [lastCold = 0, warmRuns = 0, warmRunTurns = 0] = runs;
   return {
     turns: turns as number,
     colds: colds as number,
+    lastCold,
+    warmRuns,
+    warmRunTurns,
     since: since as number,
     before: before as number,
     after: after as number,

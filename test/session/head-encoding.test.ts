@@ -9,6 +9,9 @@ const head: Head = {
   cost: {
     turns: 11,
     colds: 2,
+    lastCold: 9,
+    warmRuns: 1,
+    warmRunTurns: 7,
     since: 1_699_999_000_000,
     before: 20_480,
     after: 9_731,
@@ -27,5 +30,16 @@ describe("a head as text (the Redis encoding of the ledger)", () => {
     expect(decodeHead(encodeHead(bare))).toEqual(bare);
     const broken = JSON.stringify({ ...JSON.parse(encodeHead(head)), c: [1, 2, 3] });
     expect(decodeHead(broken)).toEqual(bare);
+  });
+
+  it("reads a history written before the cold requests were placed as having no warm runs", () => {
+    const encoded = JSON.parse(encodeHead(head));
+    const older = JSON.stringify({ ...encoded, c: encoded.c.slice(0, 7) });
+    expect(decodeHead(older)?.cost).toEqual({
+      ...head.cost,
+      lastCold: 0,
+      warmRuns: 0,
+      warmRunTurns: 0,
+    });
   });
 });

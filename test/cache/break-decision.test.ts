@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import {
+  type BreakContext,
+  type HeadEstimate,
+  nextHistory,
+  priceBreak,
+  warmRunLeft,
+} from "../../src/cache/break-decision.js";
+import { OPENAI_PRICING } from "../../src/cache/pricing.js";
+import type { ConversationCost } from "../../src/session/ledger.js";
+
+const SPACING_MS = 20_000;
+
+/** A conversation's history after `colds` (1-based request numbers) of `turns` met a cold cache. */
+function history(turns: number, colds: readonly number[]): ConversationCost {
+  let cost: ConversationCost | undefined;
+  for (let turn = 1; turn <= turns; turn++) {
+    const cold = colds.includes(turn);
+    cost = nextHistory(OPENAI_PRICING, cost, {
+      now: turn * SPACING_MS,
+      received: 1_000 * turn,
+      returned: 1_000 * turn,
+      kept: cold ? 0 : 1_000 * (turn - 1),
+      warm: !cold && turn > 1,
+      cold,
+    });
+  }
+  if (!cost) throw new Error("no turns");
+  return cost;
+}
+
+function context(cost: ConversationCost): BreakContext {
+  const previousAt = cost.turns * SPACING_MS;
+  return {
+    pricing: OPENAI_PRICING,
+    history: cost,
+    previousAt,
+    now: previousAt + SPACING_MS,
+    lifetimeMs: 300_000,
+    received: cost.before + 1_000,
+  };
+}
+
+/** A break clearing half of a 20,000-token request, changing it from its middle on. */
+const estimate: HeadEstimate = { tokens: 20_000, cleared: 10_000, suffix: 12_000 };
+
+describe("the warm runs between cold requests (§4a)", () => {
+  it("places each cold request and counts the warm runs they end", () => {
+    const cost = history(25, [1, 10, 20]);
+    expect(cost).toMatchObject({ colds: 3, lastCold: 20, warmRuns: 2, warmRunTurns: 8 + 9 });
+    // 8.5 warm requests a run; the next request is the 6th after the cold one: 2 left after it.
+    expect(warmRunLeft(cost)).toBe(2);
+    expect(warmRunLeft(history(21, [1, 10, 20]))).toBe(6);
+  });
+
+  it("leaves the horizon open until a warm run has ended in a cold request", () => {
+    expect(warmRunLeft(history(25, []))).toBe(Number.POSITIVE_INFINITY);
+    expect(warmRunLeft(history(25, [1]))).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it("a break late in a warm run, when the next cold request is near, does not pay", () => {
+    // Early in the run the same break pays; two requests before the usual cold one it does not.
+    expect(priceBreak(context(history(21, [1, 10, 20])), estimate).pays).toBe(true);
+    expect(priceBreak(context(history(26, [1, 10, 20])), estimate).pays).toBe(false);
+    // Without cold requests to say otherwise, the same position pays.
+    expect(priceBreak(context(history(26, [1])), estimate).pays).toBe(true);
+  });
+});
