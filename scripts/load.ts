@@ -10,12 +10,17 @@
  * alone and beside 4, 16 and 32 MiB bodies, /livez throughout, a 500 ms deadline, eight
  * worst-case bodies at the shipped heap.
  *
+ * `--huge-output` runs the huge-output scenario (scripts/load-huge-output.ts): bodies of 1, 9
+ * and 24 MB with one huge output each, compacted cold in reversible and clean mode against the
+ * time of parsing and serialising them, /rehydrate byte for byte, /livez and peak memory.
+ *
  * `--redis-cluster` runs the reversible service on Redis instead: one standalone redis-server,
  * then a 6-node Redis Cluster on loopback (3 masters, 3 replicas), same bodies and connections,
  * and prints the cluster's throughput and p99 as ratios of standalone's.
  *
  *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
  *     [--sustain-max-bytes B] [--sustain-memo-bytes B] [--sustain-connections N]
+ *   npm run load -- --huge-output [--huge-output-sizes 1,9,24]
  *   npm run load -- --big-body [--big-body-rate 100] [--big-body-connections 4] [--duration 10]
  */
 import { existsSync } from "node:fs";
@@ -37,6 +42,7 @@ import type { Store } from "../src/store/types.js";
 import { startRedisCluster } from "../test/support/redis-cluster.js";
 import { startRedisServer } from "../test/support/redis-server.js";
 import { bigBodyScenario } from "./load-big-body.js";
+import { hugeOutputScenario } from "./load-huge-output.js";
 
 interface LoadRequest {
   method: "POST";
@@ -70,6 +76,8 @@ const { values } = parseArgs({
     "sustain-memo-bytes": { type: "string", default: String(16 * 1024 * 1024) },
     "sustain-connections": { type: "string", default: "4" },
     "big-body": { type: "boolean", default: false },
+    "huge-output": { type: "boolean", default: false },
+    "huge-output-sizes": { type: "string", default: "1,9,24" },
     "redis-cluster": { type: "boolean", default: false },
     "big-body-rate": { type: "string", default: "100" },
     "big-body-connections": { type: "string", default: "4" },
@@ -234,6 +242,13 @@ function describeRow({ name, result, rss, heap }: Row, floor?: Row): string {
     `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  ${errorText(result)}  ` +
     `rss ${mb(rss.before)} → peak ${mb(rss.peak)} → ${mb(rss.after)}, heap after GC ${heap}`
   );
+}
+
+if (values["huge-output"]) {
+  const sizes = (values["huge-output-sizes"] ?? "")
+    .split(",")
+    .map((size) => wholeNumber(size, "huge-output-sizes"));
+  process.exit((await hugeOutputScenario(sizes)) ? 0 : 1);
 }
 
 if (values["big-body"]) {

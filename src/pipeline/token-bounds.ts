@@ -3,10 +3,9 @@
  * large to count exactly within the deadline.
  *
  * - Upper: a token spans at least one UTF-8 byte.
- * - Lower: a token spans at most 128 UTF-8 bytes (the longest o200k_base token), and the
- *   pre-tokenizer never joins the visible characters of two lines into one piece (a piece may
- *   end in line breaks, never continue past them), so every line with a visible character
- *   starts at least one token of its own.
+ * - Lower: a token spans at most 128 UTF-8 bytes (the longest o200k_base token), and a token
+ *   never spans two pre-tokenizer pieces, so the pieces the text must split into
+ *   (`minimumPieces`) are a lower bound too.
  */
 export const LONGEST_TOKEN_BYTES = 128;
 
@@ -18,30 +17,74 @@ export interface TokenBounds {
 export function tokenBounds(text: string): TokenBounds {
   const bytes = Buffer.byteLength(text, "utf8");
   return {
-    lower: Math.max(Math.ceil(bytes / LONGEST_TOKEN_BYTES), visibleLines(text)),
+    lower: Math.max(Math.ceil(bytes / LONGEST_TOKEN_BYTES), minimumPieces(text)),
     upper: bytes,
   };
 }
 
+/** What a UTF-16 unit is to the pre-tokenizer, as far as minimumPieces needs to know. */
+const SPACE = 0;
+const DIGIT = 1;
+const LETTER = 2;
+/** ASCII punctuation or symbol: neither letter, digit nor white space. */
+const MARK = 3;
+/** Anything beyond ASCII that is not white space (it may be a letter, a digit or a symbol). */
+const WIDE = 4;
+const APOSTROPHE = 0x27;
+const SLASH = 0x2f;
+const isLineBreak = (code: number) => code === 0x0a || code === 0x0d;
+
+/** The kind of each ASCII unit. */
+const ASCII_KINDS = Uint8Array.from({ length: 0x80 }, (_, code) => {
+  if (code >= 0x30 && code <= 0x39) return DIGIT;
+  if ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a) return LETTER;
+  return isSpace(code) ? SPACE : MARK;
+});
+
 /**
- * Lines (split at `\n`) holding a character that is not white space (`\s`); counting stops at
- * `stopAt`.
+ * Pieces the o200k pre-tokenizer must cut `text` into, at least; counting stops at `stopAt`.
+ * Its pattern gives every piece white space only, digits only (at most three), or no digit; a
+ * piece holding a letter ends with letters (or an English contraction's `'s`, `'ll`...). So a
+ * new piece starts at each run of visible characters after white space (but a `/` right after a
+ * line break, which a punctuation piece before may take along), wherever an ASCII digit
+ * meets an ASCII non-digit, after every third digit of a run of ASCII digits that starts a
+ * piece, and where an ASCII letter is followed by ASCII punctuation other than an apostrophe.
+ * One pass, no allocation: linear in the text, and it ends early once `stopAt` is reached.
  */
-export function visibleLines(text: string, stopAt = Number.POSITIVE_INFINITY): number {
-  let lines = 0;
-  let start = 0;
-  while (start <= text.length && lines < stopAt) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    for (let at = start; at < end; at++) {
-      if (!isSpace(text.charCodeAt(at))) {
-        lines++;
-        break;
-      }
+export function minimumPieces(text: string, stopAt = Number.POSITIVE_INFINITY): number {
+  let pieces = 0;
+  let previous = SPACE;
+  // Digits of the current run since its last certain piece start; -1: the run's pieces unknown.
+  let digits = -1;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    const kind = code < 0x80 ? (ASCII_KINDS[code] as number) : isSpace(code) ? SPACE : WIDE;
+    if (kind === SPACE) {
+      previous = SPACE;
+      continue;
     }
-    start = end + 1;
+    // A punctuation piece takes the line breaks and slashes after it along: a `/` right after
+    // a line break may continue the piece before it.
+    let starts = previous === SPACE && (code !== SLASH || !isLineBreak(text.charCodeAt(at - 1)));
+    if (kind === DIGIT) {
+      if (previous === DIGIT) {
+        if (digits >= 0 && ++digits === 3) {
+          starts = true;
+          digits = 0;
+        }
+      } else {
+        starts ||= previous !== WIDE;
+        digits = previous === WIDE ? -1 : 0;
+      }
+    } else if (previous === DIGIT) {
+      starts ||= kind !== WIDE;
+    } else if (previous === LETTER && kind === MARK) {
+      starts ||= code !== APOSTROPHE;
+    }
+    previous = kind;
+    if (starts && ++pieces >= stopAt) return pieces;
   }
-  return lines;
+  return pieces;
 }
 
 /** Whether a UTF-16 unit is white space as the pre-tokenizer's `\s` means it. */

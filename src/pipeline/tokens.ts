@@ -1,6 +1,6 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { SizedMemo } from "./sized-memo.js";
-import { LONGEST_TOKEN_BYTES, tokenBounds, visibleLines } from "./token-bounds.js";
+import { LONGEST_TOKEN_BYTES, minimumPieces } from "./token-bounds.js";
 
 /**
  * Texts up to this many UTF-16 units are counted exactly wherever a count is asked for; a larger
@@ -122,7 +122,7 @@ export class TokenCounter {
     if (text.length > EXACT_CHARS) {
       // A UTF-16 unit is at least one UTF-8 byte.
       if (Math.ceil(text.length / LONGEST_TOKEN_BYTES) >= limit) return true;
-      if (visibleLines(text, limit) >= limit) return true;
+      if (minimumPieces(text, limit) >= limit) return true;
     }
     return this.count(text) >= limit;
   }
@@ -139,18 +139,23 @@ export class TokenCounter {
 
   /**
    * The "strictly fewer tokens" guard (§4) for `after` replacing `before`, with the counts to
-   * report. Decided from bounds when the replacement is far smaller (a collapse of a huge
-   * output: only the kept text is counted exactly, when it is small); else both are counted
-   * exactly.
+   * report. A huge `before` is never counted exactly: the guard is decided from its lower bound
+   * against the upper bound of `after` (a collapse to a few lines) or, failing that, against
+   * the exact count of `after` (the kept text, counted once and remembered), and its own count
+   * is reported as an estimate. Only when its lower bound cannot decide are both counted.
    */
   compare(before: string, after: string): { before: number; after: number; fewer: boolean } {
     if (before.length > EXACT_CHARS) {
       const afterUpper = Buffer.byteLength(after, "utf8");
-      const certainlyFewer =
-        Math.ceil(before.length / LONGEST_TOKEN_BYTES) > afterUpper ||
-        visibleLines(before, afterUpper + 1) > afterUpper;
-      if (certainlyFewer) {
-        const afterCount = this.estimate(after);
+      const lower = (stopAt: number) =>
+        Math.max(Math.ceil(before.length / LONGEST_TOKEN_BYTES), minimumPieces(before, stopAt));
+      let afterCount: number | undefined;
+      if (lower(afterUpper + 1) > afterUpper) afterCount = this.estimate(after);
+      else if (after.length < before.length) {
+        const exact = this.count(after);
+        if (lower(exact + 1) > exact) afterCount = exact;
+      }
+      if (afterCount !== undefined) {
         const beforeCount = Math.max(this.estimate(before), afterCount + 1);
         return { before: beforeCount, after: afterCount, fewer: true };
       }
@@ -176,8 +181,9 @@ export function estimateTokens(text: string, exact: (text: string) => number = c
     sampledTokens += exact(piece);
   }
   const scaled = Math.round((sampledTokens * text.length) / Math.max(1, sampledChars));
-  const { lower, upper } = tokenBounds(text);
-  return Math.min(upper, Math.max(lower, scaled));
+  // Within the bounds of token-bounds.ts, taken from the length alone (a UTF-16 unit is one to
+  // three UTF-8 bytes): no pass over the text, so an estimate costs its windows only.
+  return Math.min(3 * text.length, Math.max(Math.ceil(text.length / LONGEST_TOKEN_BYTES), scaled));
 }
 
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;

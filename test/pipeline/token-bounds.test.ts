@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/esm/encodingParams/constants";
 import { describe, expect, it } from "vitest";
-import { tokenBounds, visibleLines } from "../../src/pipeline/token-bounds.js";
+import { minimumPieces, tokenBounds } from "../../src/pipeline/token-bounds.js";
 import { countO200k, EXACT_CHARS, TokenCounter } from "../../src/pipeline/tokens.js";
 import { logOutput } from "../support/bodies.js";
 
@@ -23,7 +24,25 @@ const PARTS = [
   "=",
   "ab",
   "\r\n",
+  "abc123def",
+  "1234567",
+  "it's",
+  "x'LL",
+  "src/module-12.c",
+  "²",
+  "٣٤",
+  "e\u0301",
+  "ß",
+  "(",
+  "-",
+  "/",
+  "\n/",
+  ";\r\n//x",
+  "A",
 ];
+
+/** The pieces the o200k pre-tokenizer cuts `text` into. */
+const pieces = (text: string) => text.match(O200K_TOKEN_SPLIT_REGEX)?.length ?? 0;
 
 /** A build log of about `chars` UTF-16 units, an error every 500 lines. */
 function buildLog(chars: number): string {
@@ -70,9 +89,26 @@ describe("tokenBounds", () => {
     }
   });
 
-  it("counts lines with a visible character, not blank ones, and stops where asked", () => {
-    expect(visibleLines("a\n\n \t\n\u00a0\nb;\n")).toBe(2);
-    expect(visibleLines("x\n".repeat(1000), 10)).toBe(10);
+  it("never counts more pieces than the pre-tokenizer cuts, and stops where asked", () => {
+    const texts = fc
+      .array(fc.oneof(fc.constantFrom(...PARTS), fc.string({ maxLength: 12 })), { maxLength: 200 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(minimumPieces(text)).toBeLessThanOrEqual(pieces(text));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const text of [logOutput(300), buildLog(20_000)]) {
+      expect(minimumPieces(text)).toBeLessThanOrEqual(pieces(text));
+    }
+    // Close to the pieces of a build log: a bound that decides, not only one that holds.
+    const log = buildLog(20_000);
+    expect(minimumPieces(log)).toBeGreaterThan(0.8 * pieces(log));
+    expect(minimumPieces("src/module-12.c 1234567 it's x²3")).toBe(
+      ["src", "/module", "-", "12", ".c", "123", "456", "7", "it's", "x²"].length,
+    );
+    expect(minimumPieces("x\n".repeat(1000), 10)).toBe(10);
     expect(tokenBounds("é\n")).toEqual({ lower: 1, upper: 3 });
   });
 });
@@ -102,6 +138,26 @@ describe("TokenCounter on a huge output", () => {
     expect(result.before).toBe(counter.estimate(huge));
   });
 
+  it("guards a reduction that keeps more bytes than the original has lines by counting only the kept text", () => {
+    const { counter, counted } = countingCounter();
+    // Test-runner lines: many pieces a line, so the kept text's bytes exceed the original's lines.
+    const suite = "/home/runner/work/app/app/packages/core/src/__tests__";
+    const log = Array.from(
+      { length: 40_000 },
+      (_, line) => `PASS ${suite}/case-${line}.test.ts (${line % 9}.12 s)\n  ✓ keeps ${line} items`,
+    ).join("\n");
+    const kept = log
+      .split("\n")
+      .filter((_, line) => line % 3 === 0)
+      .join("\n");
+    // Neither its lines nor its pieces outnumber the kept text's bytes: only an exact count decides.
+    expect(Buffer.byteLength(kept)).toBeGreaterThan(minimumPieces(log));
+    const result = counter.compare(log, kept);
+    expect(result.fewer).toBe(true);
+    expect(result.after).toBe(countO200k(kept));
+    expect(counted.filter((length) => length > 1024)).toEqual([kept.length]);
+  });
+
   it("estimates within 5 % of the exact count, and counts exactly below the threshold", () => {
     const { counter } = countingCounter();
     const exact = countO200k(huge);
@@ -121,6 +177,7 @@ describe("TokenCounter on a huge output", () => {
       after: countO200k(reformatted),
       fewer: true,
     });
-    expect(counted).toEqual([original.length, reformatted.length]);
+    // The kept text first: had the original's lower bound decided, it would not be counted.
+    expect(counted).toEqual([reformatted.length, original.length]);
   });
 });

@@ -1,0 +1,206 @@
+/**
+ * Agent bodies with one huge tool output among about twenty ordinary ones (§10, big bodies):
+ * what an agent sends after running a build, a test suite or a service with verbose logging.
+ * Every generator takes a seed, so two bodies of one kind never share their huge output (nothing
+ * is memoised between them) while the same seed gives the same bytes.
+ */
+
+export type HugeKind = "make" | "tests" | "jsonl";
+export const HUGE_KINDS: readonly HugeKind[] = ["make", "tests", "jsonl"];
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = <T>(next: () => number, items: readonly T[]): T =>
+  items[Math.floor(next() * items.length)] as T;
+
+const DIRS = ["core", "net", "storage", "ui", "auth", "codec", "sched", "metrics"];
+const WORDS = ["buffer", "parser", "queue", "handler", "client", "index", "cache", "stream"];
+
+/** A recursive `make -j` log: directory changes, compiler lines, a few warnings, link steps. */
+function makeLog(bytes: number, next: () => number): string {
+  const lines: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const dir = pick(next, DIRS);
+    const file = `${pick(next, WORDS)}_${Math.floor(next() * 400)}`;
+    let line: string;
+    const roll = next();
+    if (roll < 0.03) line = `make[2]: Entering directory '/home/ci/work/engine/build/src/${dir}'`;
+    else if (roll < 0.06) {
+      line =
+        `src/${dir}/${file}.c:${Math.floor(next() * 900) + 1}:${Math.floor(next() * 60) + 1}: ` +
+        `warning: unused variable '${pick(next, WORDS)}' [-Wunused-variable]`;
+    } else if (roll < 0.08)
+      line = `[${Math.floor((100 * size) / bytes)}%] Linking C static library lib${dir}.a`;
+    else {
+      line =
+        `gcc -O2 -g -Wall -Wextra -fPIC -Iinclude -Isrc/${dir} -DNDEBUG -c src/${dir}/${file}.c ` +
+        `-o build/obj/${dir}/${file}.o`;
+    }
+    lines.push(line);
+    size += line.length + 1;
+  }
+  lines.push("make: *** [Makefile:214: all] Error 2");
+  return lines.join("\n");
+}
+
+/** A test runner's log: long repeated path prefixes, passing cases, a failure with its stack. */
+function testLog(bytes: number, next: () => number): string {
+  const root = "/home/runner/work/monorepo-platform/monorepo-platform/packages";
+  const lines: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const pkg = `${pick(next, DIRS)}-${pick(next, WORDS)}`;
+    const suite = `${root}/${pkg}/src/__tests__/${pick(next, WORDS)}-${Math.floor(next() * 500)}.test.ts`;
+    const failed = next() < 0.02;
+    const block = [`${failed ? "FAIL" : "PASS"} ${suite} (${(next() * 3).toFixed(2)} s)`];
+    const cases = 3 + Math.floor(next() * 6);
+    for (let item = 0; item < cases; item++) {
+      block.push(
+        `  ✓ ${pick(next, WORDS)} ${pick(next, ["handles", "rejects", "returns", "keeps"])} ` +
+          `${pick(next, WORDS)} when ${pick(next, WORDS)} is ${pick(next, ["empty", "full", "stale", "null"])} (${Math.floor(next() * 40)} ms)`,
+      );
+    }
+    if (failed) {
+      block.push(
+        `  ✕ ${pick(next, WORDS)} flushes on close (${Math.floor(next() * 900)} ms)`,
+        "    Error: expected 3 to be 4",
+        `      at Object.<anonymous> (${root}/${pkg}/src/__tests__/flush.test.ts:${Math.floor(next() * 200)}:17)`,
+        `      at processTicksAndRejections (node:internal/process/task_queues:95:5)`,
+      );
+    }
+    for (const line of block) {
+      lines.push(line);
+      size += line.length + 1;
+    }
+  }
+  lines.push("Tests: 41 failed, 12803 passed, 12844 total");
+  return lines.join("\n");
+}
+
+/** A service's structured log: one JSON record a line. */
+function jsonLines(bytes: number, next: () => number): string {
+  const lines: string[] = [];
+  let size = 0;
+  for (let index = 0; size < bytes; index++) {
+    const record = {
+      ts: `2026-11-30T10:${String(Math.floor(index / 6000) % 60).padStart(2, "0")}:${String(Math.floor(index / 100) % 60).padStart(2, "0")}.${String(index % 1000).padStart(3, "0")}Z`,
+      level: next() < 0.05 ? "warn" : "info",
+      msg: pick(next, ["request served", "cache miss", "retrying upstream", "job finished"]),
+      path: `/api/v2/${pick(next, DIRS)}/${Math.floor(next() * 10_000)}`,
+      status: next() < 0.03 ? 503 : 200,
+      ms: Math.floor(next() * 250),
+      trace: Math.floor(next() * 2 ** 48).toString(16),
+    };
+    const line = JSON.stringify(record);
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join("\n");
+}
+
+const HUGE: Record<HugeKind, (bytes: number, next: () => number) => string> = {
+  make: makeLog,
+  tests: testLog,
+  jsonl: jsonLines,
+};
+
+/** One of twenty ordinary outputs: a file read, a directory listing, a grep, a git status. */
+function ordinaryOutput(index: number, next: () => number): { command: string; output: string } {
+  const dir = pick(next, DIRS);
+  switch (index % 4) {
+    case 0:
+      return {
+        command: `cat src/${dir}/${pick(next, WORDS)}.ts`,
+        output: Array.from(
+          { length: 40 + Math.floor(next() * 60) },
+          (_, line) =>
+            `${line % 7 === 0 ? "" : "  "}const ${pick(next, WORDS)}${line} = ${pick(next, WORDS)}(${line});`,
+        ).join("\n"),
+      };
+    case 1:
+      return {
+        command: `ls -la src/${dir}`,
+        output: Array.from(
+          { length: 10 + Math.floor(next() * 30) },
+          (_, line) =>
+            `-rw-r--r--  1 dev dev ${Math.floor(next() * 90_000)} Nov 30 10:0${line % 10} ${pick(next, WORDS)}-${line}.ts`,
+        ).join("\n"),
+      };
+    case 2:
+      return {
+        command: `grep -rn ${pick(next, WORDS)} src/`,
+        output: Array.from(
+          { length: 5 + Math.floor(next() * 25) },
+          () =>
+            `src/${pick(next, DIRS)}/${pick(next, WORDS)}.ts:${Math.floor(next() * 300)}:  return ${pick(next, WORDS)}.${pick(next, WORDS)}();`,
+        ).join("\n"),
+      };
+    default:
+      return {
+        command: "git status --short",
+        output: Array.from(
+          { length: 3 + Math.floor(next() * 12) },
+          () => ` M src/${pick(next, DIRS)}/${pick(next, WORDS)}.ts`,
+        ).join("\n"),
+      };
+  }
+}
+
+export interface HugeOutputBody {
+  readonly body: string;
+  /** Index in `messages` of the huge output. */
+  readonly index: number;
+  /** The huge output itself. */
+  readonly output: string;
+}
+
+/**
+ * An OpenAI body of about `bytes` bytes: twenty ordinary Bash outputs and one huge output of
+ * `kind` (the newest for test logs, in the middle otherwise), the Bash tool declared.
+ */
+export function hugeOutputBody(kind: HugeKind, bytes: number, seed: number): HugeOutputBody {
+  const next = random(seed);
+  const outputs = Array.from({ length: 20 }, (_, index) => ordinaryOutput(index, next));
+  const ordinaryBytes = outputs.reduce((sum, { output }) => sum + output.length + 300, 0);
+  const huge = {
+    command:
+      kind === "make" ? "make -j8 all" : kind === "tests" ? "npm test" : "kubectl logs api-0",
+    output: HUGE[kind](Math.max(1, bytes - ordinaryBytes) * (kind === "jsonl" ? 0.95 : 1), next),
+  };
+  outputs.splice(kind === "tests" ? outputs.length : 10, 0, huge);
+  const messages: unknown[] = [
+    { role: "user", content: "Find out why the build fails and fix it." },
+  ];
+  let index = -1;
+  outputs.forEach(({ command, output }, call) => {
+    const id = `call_${seed}_${call}`;
+    messages.push(
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id,
+            type: "function",
+            function: { name: "Bash", arguments: JSON.stringify({ command }) },
+          },
+        ],
+      },
+      { role: "tool", tool_call_id: id, content: output },
+    );
+    if (output === huge.output) index = messages.length - 1;
+  });
+  const tools = [{ type: "function", function: { name: "Bash", parameters: { type: "object" } } }];
+  return { body: JSON.stringify({ model: "gpt-4o", messages, tools }), index, output: huge.output };
+}

@@ -1,0 +1,299 @@
+/**
+ * The "huge output" scenario of `npm run load -- --huge-output` (§10, big bodies): bodies of
+ * 1, 9 and 24 MB, each with one huge output (a make log, a test log, a JSON-lines service log)
+ * among twenty ordinary ones, compacted cold by the built service as its own process, with the
+ * heap flag, memory limit and config it ships with: reversible as k8s/base, clean as
+ * k8s/overlays/clean. For each body, in one run:
+ *
+ * - the floor: the same body through a bare HTTP server (its own process, the same heap flag)
+ *   that parses the body and answers it serialised again, timed as the service is, from the
+ *   last byte of the body sent to the last byte of the answer (the best of three); beside it
+ *   the parse and serialisation alone, in this process;
+ * - the service's time for the body, cold (a body it has never seen);
+ * - the huge output's o200k tokens before and after;
+ * - in reversible mode, whether /rehydrate gives back the body byte for byte;
+ * - /livez, polled every 50 ms throughout from a thread of its own;
+ * - the service's peak resident memory (VmHWM) against the deployment's memory limit.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { Worker } from "node:worker_threads";
+import { parse as parseYaml } from "yaml";
+import { HUGE_KINDS, type HugeKind, hugeOutputBody } from "../bench/huge-output-bodies.js";
+import { freePort, startServerChild } from "../bench/server-child.js";
+import { countO200k } from "../src/pipeline/tokens.js";
+
+const root = resolve(import.meta.dirname, "..");
+const MIB = 1024 * 1024;
+const MB = 1_000_000;
+
+interface Deployment {
+  readonly mode: "reversible" | "clean";
+  readonly nodeOptions: string;
+  readonly memoryLimit: number;
+  readonly config: string;
+}
+
+interface Container {
+  env?: Array<{ name: string; value?: string }>;
+  resources?: { limits?: { memory?: string } };
+}
+
+function containerOf(file: string): Container | undefined {
+  const manifest = parseYaml(readFileSync(resolve(root, file), "utf8")) as {
+    spec: { template: { spec: { containers: Container[] } } };
+  };
+  return manifest.spec.template.spec.containers[0];
+}
+
+/** The heap flag, memory limit and config of k8s/base, with an overlay's config (and patch). */
+function deployment(mode: Deployment["mode"], configFile: string, patch?: string): Deployment {
+  const base = containerOf("k8s/base/deployment.yaml");
+  const patched = patch === undefined ? undefined : containerOf(patch);
+  const env = (container?: Container) =>
+    container?.env?.find((entry) => entry.name === "NODE_OPTIONS")?.value;
+  const memory = patched?.resources?.limits?.memory ?? base?.resources?.limits?.memory ?? "";
+  return {
+    mode,
+    nodeOptions: env(patched) ?? env(base) ?? "",
+    memoryLimit: Number(/^(\d+)Mi$/.exec(memory)?.[1]) * MIB,
+    config: readFileSync(resolve(root, configFile), "utf8"),
+  };
+}
+
+/** Milliseconds of a bare decode, parse, stringify and encode of `bytes` here: the best of three. */
+function parseFloor(bytes: Buffer): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let trial = 0; trial < 3; trial++) {
+    const started = performance.now();
+    Buffer.from(JSON.stringify(JSON.parse(new TextDecoder().decode(bytes))));
+    best = Math.min(best, performance.now() - started);
+  }
+  return best;
+}
+
+/** A bare HTTP server that answers every body parsed and serialised again. */
+const ECHO = `
+  const { createServer } = require("node:http");
+  createServer((request, response) => {
+    const chunks = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      const text = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      response.writeHead(200, { "content-type": "application/json" }).end(text);
+    });
+  }).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("listening"));
+`;
+
+async function startEcho(nodeOptions: string): Promise<{ port: number; stop(): void }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["-e", ECHO], {
+    env: { ...process.env, PORT: String(port), NODE_OPTIONS: nodeOptions },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await once(child.stdout, "data");
+  return { port, stop: () => child.kill("SIGKILL") };
+}
+
+interface Answer {
+  readonly ms: number;
+  readonly status: number;
+  readonly body: Buffer;
+}
+
+/** POSTs `body`; the milliseconds from its last byte sent to the answer's last byte. */
+function post(port: number, path: string, body: Buffer, session: string): Promise<Answer> {
+  return new Promise((done, fail) => {
+    let sent = 0;
+    const request = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path,
+        // A connection of its own: a kept-alive one may have been closed by the server meanwhile.
+        agent: false,
+        headers: {
+          "content-type": "application/json",
+          "x-context-guru-cache": "cold",
+          "x-context-guru-session": session,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          done({
+            ms: performance.now() - sent,
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
+    request.on("error", fail);
+    request.end(body, () => {
+      sent = performance.now();
+    });
+  });
+}
+
+/** Polls /livez every 50 ms from a thread of its own until stopped; the slowest answer (ms). */
+function pollLivez(port: number): { stop(): Promise<number> } {
+  const code = `
+    const { parentPort, workerData } = require("node:worker_threads");
+    let running = true, slowest = 0;
+    parentPort.on("message", () => { running = false; });
+    (async () => {
+      while (running) {
+        const started = performance.now();
+        try {
+          const response = await fetch(workerData.url, { signal: AbortSignal.timeout(5000) });
+          await response.arrayBuffer();
+          slowest = Math.max(slowest, response.status === 200 ? performance.now() - started : Infinity);
+        } catch { slowest = Infinity; }
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      parentPort.postMessage(slowest);
+    })();
+  `;
+  const worker = new Worker(code, {
+    eval: true,
+    workerData: { url: `http://127.0.0.1:${port}/livez` },
+  });
+  const slowest = new Promise<number>((done) => worker.once("message", done));
+  return {
+    stop: async () => {
+      worker.postMessage("stop");
+      const value = await slowest;
+      await worker.terminate();
+      return value;
+    },
+  };
+}
+
+const peakResident = (pid: number) =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) * 1024;
+
+interface Case {
+  readonly kind: HugeKind;
+  readonly megabytes: number;
+  readonly bytes: Buffer;
+  readonly index: number;
+  readonly tokensBefore: number;
+  /** Milliseconds: the bare HTTP server's, and parsing and serialising alone. */
+  readonly floor: number;
+  readonly parse: number;
+}
+
+function hugeTokensAfter(answer: Buffer, index: number): number {
+  const body = JSON.parse(answer.toString("utf8")) as { messages: Array<{ content: unknown }> };
+  const content = body.messages[index]?.content;
+  return countO200k(typeof content === "string" ? content : JSON.stringify(content));
+}
+
+const pad = (value: string | number, width: number) => String(value).padStart(width);
+
+/** Runs every case against one deployment; false when a target was missed. */
+async function runDeployment(target: Deployment, cases: readonly Case[]): Promise<boolean> {
+  const server = await startServerChild(target.config, { NODE_OPTIONS: target.nodeOptions }, true);
+  const pid = server.process.pid as number;
+  let ok = true;
+  try {
+    // A service that has run a while: each worker thread has compacted bodies of every kind
+    // (none of them the measured ones, so nothing measured is memoised).
+    for (const kind of HUGE_KINDS) {
+      for (let round = 0; round < 2; round++) {
+        const warm = hugeOutputBody(kind, MB, 1_000_000 + round);
+        await post(server.port, "/compact", Buffer.from(warm.body), `warm-${kind}-${round}`);
+      }
+    }
+    const livez = pollLivez(server.port);
+    for (const item of cases) {
+      const session = `huge-${target.mode}-${item.kind}-${item.megabytes}`;
+      const compacted = await post(server.port, "/compact", item.bytes, session);
+      const passthrough = compacted.body.equals(item.bytes);
+      const after = passthrough ? item.tokensBefore : hugeTokensAfter(compacted.body, item.index);
+      let exact = "n/a";
+      if (target.mode === "reversible") {
+        const back = await post(server.port, "/rehydrate", compacted.body, session);
+        exact = back.status === 200 && back.body.equals(item.bytes) ? "yes" : "NO";
+        ok &&= exact === "yes";
+      }
+      const ratio = compacted.ms / item.floor;
+      const kept = (100 * after) / item.tokensBefore;
+      ok &&= compacted.status === 200 && ratio <= 3 && kept <= 5;
+      console.log(
+        `  ${pad(item.megabytes, 3)} MB ${item.kind.padEnd(5)} ${target.mode.padEnd(10)} ` +
+          `${pad(item.parse.toFixed(0), 5)} ${pad(item.floor.toFixed(0), 6)} ${pad(compacted.ms.toFixed(0), 7)} ${pad(ratio.toFixed(2), 6)}× ` +
+          `${pad(item.tokensBefore, 9)} → ${pad(after, 7)} (${kept.toFixed(2)} %) rehydrate exact ${exact}`,
+      );
+    }
+    const slowest = await livez.stop();
+    const peak = peakResident(pid);
+    ok &&= slowest <= 1_000 && peak < target.memoryLimit;
+    console.log(
+      `  ${target.mode}: /livez slowest ${Number.isFinite(slowest) ? `${slowest.toFixed(0)} ms` : "FAILED"} (target ≤ 1000 ms); ` +
+        `peak resident ${(peak / MIB).toFixed(0)} MiB of the ${target.memoryLimit / MIB} MiB limit (${((100 * peak) / target.memoryLimit).toFixed(0)} %)`,
+    );
+  } finally {
+    server.process.kill("SIGKILL");
+  }
+  return ok;
+}
+
+/** Runs the scenario and prints its figures; false when a target was missed. */
+export async function hugeOutputScenario(sizes: readonly number[] = [1, 9, 24]): Promise<boolean> {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  const targets = [
+    deployment("reversible", "k8s/base/config.yaml"),
+    deployment("clean", "k8s/overlays/clean/config.yaml"),
+  ];
+  let ok = true;
+  let seed = 1;
+  console.log(
+    "huge output: built service as its own process, shipped heap, limit and config; cold; times in ms",
+  );
+  console.log(
+    "  size  kind  mode       parse  floor compact  ratio  huge output's tokens before → after (kept)",
+  );
+  for (const target of targets) {
+    // Bodies of their own for each deployment: no memo of one serves the other.
+    const cases: Case[] = [];
+    const echo = await startEcho(target.nodeOptions);
+    try {
+      for (const megabytes of sizes) {
+        for (const kind of HUGE_KINDS) {
+          const { body, index, output } = hugeOutputBody(kind, megabytes * MB, seed++);
+          const bytes = Buffer.from(body);
+          let floor = Number.POSITIVE_INFINITY;
+          for (let trial = 0; trial < 3; trial++) {
+            floor = Math.min(floor, (await post(echo.port, "/", bytes, "echo")).ms);
+          }
+          const parse = parseFloor(bytes);
+          cases.push({
+            kind,
+            megabytes,
+            bytes,
+            index,
+            tokensBefore: countO200k(output),
+            floor,
+            parse,
+          });
+        }
+      }
+    } finally {
+      echo.stop();
+    }
+    ok = (await runDeployment(target, cases)) && ok;
+  }
+  return ok;
+}
