@@ -2,6 +2,7 @@ import type { MarkerMode } from "../config/schema.js";
 import type { ContentClass } from "../content/content-class.js";
 import { markerFor, markerIds, SENTINEL } from "../expand/markers.js";
 import { checkFidelity } from "./fidelity.js";
+import type { OutputState } from "./output-state.js";
 import type { ComponentReport } from "./report.js";
 import { Revert } from "./revert.js";
 import type { TokenCounter } from "./tokens.js";
@@ -17,6 +18,26 @@ export interface GuardContext {
   readonly mayChange: (index: number) => boolean;
   /** What the component asked to stash, by marker id. */
   readonly pending: ReadonlyMap<string, string>;
+}
+
+/** The guard context of one component's changes over the outputs as they stand in `state`. */
+export function guardOf(
+  tokens: TokenCounter,
+  state: OutputState,
+  kind: ComponentKind,
+  mode: MarkerMode,
+  mayChange: (index: number) => boolean,
+  pending: ReadonlyMap<string, string>,
+): GuardContext {
+  return {
+    tokens,
+    kind,
+    mode,
+    current: state.current,
+    classes: state.classes,
+    mayChange,
+    pending,
+  };
 }
 
 /**

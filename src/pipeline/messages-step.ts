@@ -1,11 +1,18 @@
-import type { MarkerMode } from "../config/schema.js";
+import type { ComponentName, MarkerMode } from "../config/schema.js";
 import { carriesMarker, markerIds } from "../expand/markers.js";
 import type { PendingStash } from "../session/records.js";
 import type { Transcript } from "../wire/transcript.js";
+import type { OutputState } from "./output-state.js";
 import type { ComponentReport } from "./report.js";
 import { Revert } from "./revert.js";
+import type { PipelineDeps, RunRequest } from "./run.js";
 import type { TokenCounter } from "./tokens.js";
-import type { MessagesReplacement, MessagesView } from "./types.js";
+import type {
+  ComponentContext,
+  MessagesComponent,
+  MessagesReplacement,
+  MessagesView,
+} from "./types.js";
 
 /** A message replacement that passed every guard, with what it saves. */
 export interface AcceptedReplacement extends MessagesReplacement {
@@ -89,4 +96,56 @@ export function guardReplacement(
     accepted: { from, to, role, message, tokensBefore: before, tokensAfter: after },
     stashes,
   };
+}
+
+/**
+ * A messages-scoped component's step (§4): its replacement of a run of whole messages, through
+ * the message guards; on a warm request only the summary the messages were sent with is accepted
+ * back (§4a). An accepted replacement is applied to `state`: its originals stashed where the
+ * span began (the summary is returned as one message there), its marker counted, and the tool
+ * outputs inside the span kept as received and closed to later components.
+ */
+export async function replaceMessages(
+  deps: PipelineDeps,
+  request: RunRequest,
+  state: OutputState,
+  component: MessagesComponent<ComponentName>,
+  context: ComponentContext,
+  view: MessagesView,
+  entry: ComponentReport,
+  pending: ReadonlyMap<string, string>,
+): Promise<AcceptedReplacement | undefined> {
+  const options = request.config.components[component.name];
+  // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+  const proposed = await component.reduce(options as any, context, view);
+  if (!proposed) return undefined;
+  const recorded = request.frozenSummary;
+  if (!request.redecide && (proposed.from !== recorded?.from || proposed.to !== recorded?.to)) {
+    return undefined;
+  }
+  const guarded = guardReplacement(
+    {
+      transcript: request.transcript,
+      view,
+      mode: entry.mode,
+      tokens: deps.tokens,
+      hash: deps.hash,
+      pending,
+      keepsVerbatim: (index) =>
+        request.kept.size > 0 && request.kept.has(deps.hash(state.received[index] as string)),
+    },
+    proposed,
+    entry,
+  );
+  if (!guarded) return undefined;
+  const { accepted, stashes } = guarded;
+  for (const [key, value] of stashes) state.stash(key, value, accepted.from);
+  if (entry.mode !== "off") state.markers++;
+  if (entry.mode === "full") for (const id of entry.keys) state.markerIds.add(id);
+  for (const output of request.transcript.outputs) {
+    if (output.messageIndex < accepted.from || output.messageIndex >= accepted.to) continue;
+    state.current[output.index] = state.received[output.index] as string;
+    state.offloaded[output.index] = true;
+  }
+  return accepted;
 }

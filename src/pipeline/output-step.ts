@@ -1,0 +1,75 @@
+import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
+import { guardChanges, guardOf } from "./guards.js";
+import type { OutputState } from "./output-state.js";
+import { reduceOutput } from "./reduce-output.js";
+import type { ComponentReport } from "./report.js";
+import type { PipelineDeps } from "./run.js";
+import type { Change, Component, ComponentContext } from "./types.js";
+
+/** A component that changes tool outputs one by one (output- or request-scoped). */
+export type OutputsComponent = Exclude<Component, { scope: "messages" }>;
+
+/**
+ * One component's new decisions on tool outputs (§4): the changes it proposes for the outputs it
+ * may change, a pointer kept only while the output it points to is readable (§5 Fidelity), the
+ * per-change guards, and each kept change applied to `state`. Throws Revert when a guard
+ * reverts the whole component (nothing is applied then).
+ */
+export async function changeOutputs(
+  deps: PipelineDeps,
+  state: OutputState,
+  name: ComponentName,
+  component: OutputsComponent,
+  options: Config["components"][ComponentName],
+  entry: ComponentReport,
+  context: ComponentContext,
+  pending: Map<string, string>,
+): Promise<void> {
+  const proposed = await proposeChanges(deps, component, options, entry.mode, context, pending);
+  const changes = proposed.filter(
+    (change) => change.refersTo === undefined || !state.offloaded[change.refersTo],
+  );
+  const guard = guardOf(deps.tokens, state, component.kind, entry.mode, context.mayChange, pending);
+  const kept = guardChanges(guard, changes, entry);
+  for (const change of kept) {
+    state.apply(change.index, change.text, {
+      name,
+      kind: component.kind,
+      mode: entry.mode,
+      pending,
+      entry,
+    });
+    if (change.refersTo !== undefined) state.pointedTo.add(change.refersTo);
+  }
+  entry.changed += kept.length;
+}
+
+/** The changes a component proposes for the outputs it may change. */
+async function proposeChanges(
+  deps: PipelineDeps,
+  component: OutputsComponent,
+  options: Config["components"][ComponentName],
+  mode: MarkerMode,
+  context: ComponentContext,
+  pending: Map<string, string>,
+): Promise<Change[]> {
+  const changes: Change[] = [];
+  if (component.scope === "request") {
+    // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+    const selections = await component.select(options as any, context);
+    for (const { index, refersTo } of selections) {
+      const output = context.outputs[index];
+      if (!output || !context.mayChange(index)) continue;
+      // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+      const text = component.reduce(output, options as any, context);
+      if (text !== undefined && text !== output.text) changes.push({ index, text, refersTo });
+    }
+    return changes;
+  }
+  for (const output of context.outputs) {
+    if (!context.mayChange(output.index)) continue;
+    const text = await reduceOutput(deps, component, options, mode, context, pending, output);
+    if (text !== undefined && text !== output.text) changes.push({ index: output.index, text });
+  }
+  return changes;
+}

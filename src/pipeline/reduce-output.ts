@@ -1,0 +1,59 @@
+import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
+import { markerIds } from "../expand/markers.js";
+import type { StashEntry } from "../store/types.js";
+import type { ToolOutput } from "../wire/types.js";
+import type { PipelineDeps } from "./run.js";
+import type { Component, ComponentContext } from "./types.js";
+
+/**
+ * An output-scoped component's result for one output, memoised across requests by (component,
+ * mode, text, call): such a result is a pure function of those. The memo also keeps what the
+ * result asked to stash, so a hit hands the same stashes to `pending`.
+ */
+export async function reduceOutput(
+  deps: PipelineDeps,
+  component: Extract<Component, { scope: "output" }>,
+  options: Config["components"][ComponentName],
+  mode: MarkerMode,
+  context: ComponentContext,
+  pending: Map<string, string>,
+  output: ToolOutput,
+): Promise<string | undefined> {
+  const table = `${component.name}\u0000${mode}`;
+  const callKey = callKeyOf(output);
+  const known = deps.memo.get(table, output.text, callKey);
+  if (known) {
+    for (const { key, value } of known.stashes) pending.set(key, value);
+    return known.text;
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+  const text = await component.reduce(output, options as any, context);
+  // What the result's markers stand for, however `pending` came to hold it (another output of
+  // this run may have asked for the same original first).
+  const stashes: StashEntry[] = [];
+  for (const key of new Set(text === undefined ? [] : markerIds(text))) {
+    const value = pending.get(key);
+    if (value !== undefined) stashes.push({ key, value });
+  }
+  deps.memo.set(table, output.text, callKey, { text, stashes });
+  return text;
+}
+
+/**
+ * The memo key of an output's call: what output-scoped components may read of it, the tool's
+ * name and the shell command it ran (`command` or `cmd`, a string or an argv array), and the
+ * content class decided from the received text.
+ */
+function callKeyOf(output: ToolOutput): string {
+  return `${output.contentClass}\u0000${callOf(output)}`;
+}
+
+function callOf(output: ToolOutput): string {
+  const { call } = output;
+  if (!call) return "";
+  const input = call.input as { command?: unknown; cmd?: unknown } | null | undefined;
+  const command =
+    typeof input === "object" && input !== null ? (input.command ?? input.cmd) : undefined;
+  if (command === undefined) return call.name;
+  return `${call.name}\u0000${typeof command === "string" ? command : JSON.stringify(command)}`;
+}

@@ -1,0 +1,67 @@
+import type { ToolOutput } from "../wire/types.js";
+import { componentContext, currentOutput, currentOutputs } from "./context.js";
+import { guardChanges, guardOf } from "./guards.js";
+import type { OutputState } from "./output-state.js";
+import { reduceOutput } from "./reduce-output.js";
+import type { ReportEntries } from "./report-entries.js";
+import type { PipelineDeps, RunRequest } from "./run.js";
+import type { Change, Component } from "./types.js";
+
+/**
+ * Gives already-sent outputs back as they were returned (§4a): each recorded component runs
+ * again on that output alone, in the recorded order, under the same guards. A step that no
+ * longer reproduces a change (its component or options went away) ends that output's replay.
+ * Returns how many outputs were replayed.
+ */
+export async function replay(
+  deps: PipelineDeps,
+  request: RunRequest,
+  state: OutputState,
+  entries: ReportEntries,
+  replayable: (index: number) => boolean,
+): Promise<number> {
+  if (request.redecide) return 0;
+  let replayed = 0;
+  // One view of the outputs for every replay, brought up to date as each change is applied.
+  const outputs = currentOutputs(request, state);
+  for (const [index, decision] of request.frozen.entries()) {
+    if (decision === undefined || !replayable(index)) continue;
+    replayed++;
+    for (const name of decision) {
+      const component = deps.registry[name] as Component | undefined;
+      if (!component || component.scope === "messages") break;
+      const entry = entries.entryFor(name, component.kind, true);
+      const options = request.config.components[name];
+      const pending = new Map<string, string>();
+      const only = (candidate: number) => candidate === index;
+      const context = componentContext(
+        deps,
+        request,
+        state,
+        entry,
+        entry.mode,
+        only,
+        pending,
+        outputs,
+      );
+      const output = outputs[index] as ToolOutput;
+      const text =
+        component.scope === "output"
+          ? await reduceOutput(deps, component, options, entry.mode, context, pending, output)
+          : // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+            component.reduce(output, options as any, context);
+      if (text === undefined || text === output.text) break;
+      const guard = guardOf(deps.tokens, state, component.kind, entry.mode, only, pending);
+      let kept: Change[];
+      try {
+        kept = guardChanges(guard, [{ index, text }], entry);
+      } catch {
+        break;
+      }
+      if (kept.length === 0) break;
+      state.apply(index, text, { name, kind: component.kind, mode: entry.mode, pending, entry });
+      outputs[index] = currentOutput(request, state, index);
+    }
+  }
+  return replayed;
+}
