@@ -176,9 +176,9 @@ export function hugeOutputBody(kind: HugeKind, bytes: number, seed: number): Hug
   const huge = {
     command:
       kind === "make" ? "make -j8 all" : kind === "tests" ? "npm test" : "kubectl logs api-0",
-    output: HUGE[kind](Math.max(1, bytes - ordinaryBytes) * (kind === "jsonl" ? 0.95 : 1), next),
+    output: HUGE[kind](Math.max(1, bytes - ordinaryBytes) * (kind === "jsonl" ? 0.88 : 1), next),
   };
-  outputs.splice(kind === "tests" ? outputs.length : 10, 0, huge);
+  outputs.splice(kind !== "make" ? outputs.length : 10, 0, huge);
   const messages: unknown[] = [
     { role: "user", content: "Find out why the build fails and fix it." },
   ];

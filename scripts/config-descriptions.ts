@@ -62,7 +62,7 @@ export const descriptions: Readonly<Record<string, string>> = {
   "store.max_bytes":
     "Memory store: most bytes held — originals, keys and owner ids, plus 256 per entry for its bookkeeping (LRU beyond). The bound that binds at the defaults.",
   "store.max_session_bytes":
-    "Memory store: most bytes one session may hold (default `max_bytes` / 8), and the same fraction of `max_entries`; past it the session's own least recently used originals go first.",
+    "Memory store: most bytes one session may hold (default the larger of `max_bytes` / 8 and `limits.body_bytes`, so one output as large as a body can be kept, within `max_bytes`), and the same fraction of `max_entries`; past it the session's own least recently used originals go first.",
   "store.max_entry_bytes":
     "Largest value of one store entry; a larger original is kept in pieces of at most this size, which live and expire together.",
   "store.max_kept_ids":

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/config-error.js";
+import { defaultSessionBytes } from "../store/session-quota.js";
 import { checkCrossKeys } from "./cross-checks.js";
 import { applyEnv, envSources } from "./env.js";
 import { validatePipeline } from "./presets.js";
@@ -32,6 +33,8 @@ export function parseConfig(
     if (!result.success) throw toConfigError(result.error);
     validatePipeline(result.data);
     checkCrossKeys(result.data);
+    const { store, limits } = result.data;
+    store.max_session_bytes ??= defaultSessionBytes(store, limits.body_bytes);
     return result.data;
   } catch (error) {
     throw error instanceof ConfigError ? namedBySource(error, sources) : error;

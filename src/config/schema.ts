@@ -106,7 +106,10 @@ export const storeSchema = z.strictObject({
   max_entries: positive.default(200_000),
   max_sessions: positive.default(100),
   max_bytes: positive.default(256 * 1024 * 1024),
-  /** Memory store: most bytes one session may hold (default max_bytes / 8), src/store/session-quota.ts. */
+  /**
+   * Memory store: most bytes one session may hold; default the larger of max_bytes / 8 and
+   * limits.body_bytes, within max_bytes (src/store/session-quota.ts).
+   */
   max_session_bytes: positive.optional(),
   /** Largest value of one store entry; a larger original is kept in pieces (store/pieces.ts). */
   max_entry_bytes: positive.default(8 * 1024 * 1024),

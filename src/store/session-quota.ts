@@ -9,8 +9,18 @@ export interface SessionLimits {
 }
 
 /**
- * A session's share: `store.max_session_bytes` (default an eighth of `max_bytes`) of the bytes,
- * and the same fraction of `max_entries`, so neither bound can be filled by one session.
+ * The default of `store.max_session_bytes` (resolved by parseConfig): an eighth of `max_bytes`,
+ * but never less than the body limit, so that one output as large as a body the service accepts
+ * can be kept whole (§1: nothing lost with the store on), and never more than `max_bytes`.
+ */
+export function defaultSessionBytes(config: StoreConfig, bodyBytes: number): number {
+  return Math.min(config.max_bytes, Math.max(Math.floor(config.max_bytes / 8), bodyBytes));
+}
+
+/**
+ * A session's share: `store.max_session_bytes` (see defaultSessionBytes; an eighth of
+ * `max_bytes` for a store configuration read on its own) of the bytes, and the same fraction of
+ * `max_entries`, so neither bound can be filled by one session.
  */
 export function sessionLimits(config: StoreConfig): SessionLimits {
   const bytes = Math.min(

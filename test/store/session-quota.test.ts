@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/load.js";
 import { storeSchema } from "../../src/config/schema.js";
 import { StoreCapacityError } from "../../src/errors/store-error.js";
 import { chargeOf, SessionQuota, sessionLimits } from "../../src/store/session-quota.js";
@@ -25,6 +26,25 @@ describe("sessionLimits", () => {
     ["at least one entry", { max_bytes: 1000, max_entries: 3 }, { bytes: 125, entries: 1 }],
   ])("%s", (_name, input, expected) => {
     expect(sessionLimits(storeSchema.parse(input))).toEqual(expected);
+  });
+
+  it.each([
+    ["the defaults: max_bytes / 8 is the body limit", {}, 32 * 1024 * 1024],
+    // k8s/base: a 24 MB output of one body stays reversible.
+    [
+      "a store of 128 MiB: the body limit",
+      { store: { max_bytes: 128 * 1024 * 1024 } },
+      32 * 1024 * 1024,
+    ],
+    [
+      "a store of 1 GiB: an eighth",
+      { store: { max_bytes: 1024 * 1024 * 1024 } },
+      128 * 1024 * 1024,
+    ],
+    ["a store smaller than a body: the store", { store: { max_bytes: 1024 * 1024 } }, 1024 * 1024],
+    ["given: as given", { store: { max_session_bytes: 1000 } }, 1000],
+  ])("parseConfig resolves max_session_bytes: %s", (_name, input, expected) => {
+    expect(parseConfig(input).store.max_session_bytes).toBe(expected);
   });
 
   it("charges what the store counts for an entry: overhead, value, key and owner", () => {
