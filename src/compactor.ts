@@ -1,6 +1,6 @@
 import { type BreakContext, nextHistory } from "./cache/break-decision.js";
 import { acceptEvent, headChange, headEvent } from "./cache/head-decision.js";
-import { estimateHead } from "./cache/head-estimate.js";
+import { estimateHead, tokensPerChar } from "./cache/head-estimate.js";
 import { cacheLifetime } from "./cache/lifetime.js";
 import type { CachePrediction } from "./cache/observation.js";
 import { type CacheState, type CacheTreatment, treatRequest } from "./cache/policy.js";
@@ -255,6 +255,7 @@ export class Compactor {
     const stay: Outcome = { treatment, decided: warm, pricing, kept };
     if (treatment.state !== "warm") return stay;
     const sized = { tokens: warm.tokensAfter, length: warm.text.length };
+    const perChar = tokensPerChar(parsed.transcript, parsed.tokensBefore);
     const estimate = estimateHead(
       {
         transcript: parsed.transcript,
@@ -262,6 +263,7 @@ export class Compactor {
         config,
         registry,
         tokens: this.#tokens,
+        perChar,
       },
       { texts: warm.run.texts, decisions: warm.run.decisions, ...sized },
     );
@@ -277,9 +279,10 @@ export class Compactor {
       { text: warm.text, tokens: warm.tokensAfter },
       { text: decided.text, tokens: decided.tokensAfter },
       toolsChanged,
+      perChar,
     );
     if (!acceptEvent(event, config.cache, context, change)) return stay;
-    return { treatment: cold, decided, pricing, kept: change.tokens - change.suffix };
+    return { treatment: cold, decided, pricing, kept: Math.max(0, change.tokens - change.suffix) };
   }
 
   /** Stashes and the ledger's new head in one acknowledged write, then the answer. */

@@ -5,8 +5,9 @@ import type { Pricing } from "./pricing.js";
  * Priced breaks (§4a): whether re-deciding the head of a warm request pays. Breaking re-writes
  * the suffix after the first changed message once; clearing X tokens saves reading them on
  * every later warm turn, until the next cold one (which would clear them anyway). The session's
- * own history says how many turns to expect: as many as it has had (capped, halved), spaced as
- * they have been. A break is taken only when the expected saving is at least BREAK_MARGIN times
+ * own history says how many turns to expect: a conversation that has lasted n requests is as
+ * likely as not to last n more, spaced as they have been, with cold ones as often and as
+ * regularly as they have come. A break is taken only when the expected saving is at least BREAK_MARGIN times
  * its cost, and only while the session stays within LOSS_BOUND of what it would have cost
  * uncompacted even if it ended right after: a break is a bet on turns to come, its loss bounded.
  */
@@ -17,7 +18,7 @@ export const BREAK_MARGIN = 2;
 export const MIN_TURNS = 10;
 /** A break must clear at least this share of the request: breaks are rare and large. */
 export const MIN_CLEARED_SHARE = 0.3;
-/** Expected remaining turns: half the turns so far, at most this many. */
+/** Later turns a break is expected to repay itself over, at most. */
 export const HORIZON_CAP = 40;
 /** A session's estimated cost may not pass this multiple of its uncompacted cost by a break. */
 export const LOSS_BOUND = 1.05;
@@ -64,18 +65,19 @@ export function priceBreak(context: BreakContext, estimate: HeadEstimate): Break
   if (lifetimeMs <= 0) return NO_BREAK;
   const warmNow = warmth(context.now - context.previousAt, lifetimeMs);
   const spacing = Math.max(0, context.previousAt - history.since) / (history.turns - 1);
-  // A later turn is warm as often as the spacing lets the cache live, and the history says so.
-  const warmNext = Math.min(warmth(spacing, lifetimeMs), 1 - history.colds / history.turns);
-  const horizon = Math.min(
-    Math.floor(Math.min(history.turns + 1, HORIZON_CAP * 2) / 2),
-    warmRunLeft(history),
-  );
-  // Later warm turns in a row, each warm with the probability the spacing so far gives.
+  // A later turn is warm as often as its idle time stays within the lifetime, and as the
+  // conversation's own cold turns say.
+  const warmNext = Math.min(idleWithin(spacing, lifetimeMs), 1 - history.colds / history.turns);
+  const horizon = Math.min(HORIZON_CAP, warmRunLeft(history));
+  // Later warm turns in a row: the k-th comes as often as a conversation of n requests goes on
+  // to n + k (n / (n + k): sessions' lengths are scale-free, so one that has lasted n requests
+  // is as likely as not to last n more), each warm with the probability the spacing so far gives.
+  const lasted = history.turns + 1;
   let expectedWarm = 0;
   let chance = 1;
-  for (let turn = 0; turn < horizon; turn++) {
+  for (let turn = 1; turn <= horizon; turn++) {
     chance *= warmNext;
-    expectedWarm += chance;
+    expectedWarm += (chance * lasted) / (lasted + turn);
   }
   const saving = pricing.read * estimate.cleared * expectedWarm;
   const cost = warmNow * breakPremium(pricing, estimate);
@@ -97,6 +99,17 @@ export function warmRunLeft(history: ConversationCost): number {
   return Math.max(0, Math.floor(usual - into));
 }
 
+/**
+ * The chance the idle time before a later request stays within the lifetime, the idle times
+ * taken as exponential about the conversation's mean spacing: requests 20 s apart on average
+ * almost never outlive a 300 s cache (1 − e^−15), requests 300 s apart often do (1 − e^−1). The
+ * linear warmth below is for a request whose idle time is known.
+ */
+export function idleWithin(spacingMs: number, lifetimeMs: number): number {
+  if (spacingMs <= 0) return 1;
+  return 1 - Math.exp(-lifetimeMs / spacingMs);
+}
+
 /** The chance a cache idle for `idleMs` still holds the prefix: 1 falling to 0 at the lifetime. */
 export function warmth(idleMs: number, lifetimeMs: number): number {
   if (idleMs >= lifetimeMs) return 0;
@@ -114,9 +127,11 @@ function withinLoss(context: BreakContext, estimate: HeadEstimate, warmNow: numb
   const { pricing, history } = context;
   if (!history) return false;
   const bypass = history.bypass + turnCost(pricing, history.before, context.received, warmNow);
-  const kept = estimate.tokens - estimate.suffix;
+  // The history is kept in message tokens: the suffix counted in them, the tool calls left out.
+  const suffix = Math.min(estimate.suffix, estimate.tokens);
+  const kept = estimate.tokens - suffix;
   const broken =
-    warmNow * (pricing.read * kept + pricing.write * (estimate.suffix - estimate.cleared)) +
+    warmNow * (pricing.read * kept + pricing.write * Math.max(0, suffix - estimate.cleared)) +
     (1 - warmNow) * pricing.write * (estimate.tokens - estimate.cleared);
   return history.spent + broken <= LOSS_BOUND * bypass;
 }

@@ -52,13 +52,15 @@ function budgetClearance(config: CacheConfig, tokens: number): number {
 
 /**
  * What a re-decision really changed, from the warm and the re-decided bodies: the tokens it
- * removed, and the warm body's tokens from the first character that differs on (all of them
- * when the tools that head the prompt changed).
+ * removed, and what the warm body holds from the first character that differs on, at `perChar`
+ * tokens a character (cache/head-estimate.ts; all of it when the tools that head the prompt
+ * changed).
  */
 export function headChange(
   warm: { readonly text: string; readonly tokens: number },
   cold: { readonly text: string; readonly tokens: number },
   toolsChanged: boolean,
+  perChar: number,
 ): HeadEstimate {
   const cleared = warm.tokens - cold.tokens;
   if (toolsChanged) return { tokens: warm.tokens, cleared, suffix: warm.tokens };
@@ -68,7 +70,6 @@ export function headChange(
   if (first === warm.text.length && first === cold.text.length) {
     return { tokens: warm.tokens, cleared: 0, suffix: 0 };
   }
-  const share = (warm.text.length - first) / Math.max(1, warm.text.length);
-  const suffix = Math.max(cleared, Math.round(warm.tokens * share));
+  const suffix = Math.max(cleared, Math.round((warm.text.length - first) * perChar));
   return { tokens: warm.tokens, cleared, suffix };
 }

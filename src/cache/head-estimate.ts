@@ -19,11 +19,25 @@ export interface WarmResult {
 }
 
 /**
+ * What a character of the body costs the model in tokens, from its content strings as received:
+ * their tokens over the characters of their JSON literals. Applied to a stretch of the body it
+ * counts what the model reads there, the agent's tool calls included (they are read and cached
+ * like the rest, though no component changes them); the JSON between messages is small beside
+ * them.
+ */
+export function tokensPerChar(transcript: Transcript, tokens: number): number {
+  let chars = 0;
+  for (const string of transcript.strings) chars += string.span.end - string.span.start;
+  return chars === 0 ? 0 : tokens / chars;
+}
+
+/**
  * What re-deciding the head of a warm request would change, estimated from the warm result
  * alone (no second run): the outputs mask would take (older than its newest `keep_recent`, at
  * least `min_tokens`, not already offloaded, not excluded) give X less a placeholder each; S is
- * the returned body's tokens from the first of them on, by its share of the characters. Token
- * counts come from the counter's memo, which the run has already filled for these texts.
+ * what the returned body holds from the first of them on, its characters at `perChar` tokens
+ * each. Token counts come from the counter's memo, which the run has already filled for these
+ * texts.
  */
 export function estimateHead(
   request: {
@@ -32,10 +46,12 @@ export function estimateHead(
     readonly config: Config;
     readonly registry: Registry;
     readonly tokens: TokenCounter;
+    /** Tokens a character of the body costs (tokensPerChar). */
+    readonly perChar: number;
   },
   warm: WarmResult,
 ): HeadEstimate {
-  const { transcript, names, config, registry, tokens } = request;
+  const { transcript, names, config, registry, tokens, perChar } = request;
   const none = { tokens: warm.tokens, cleared: 0, suffix: 0 };
   if (!names.includes("mask") || registry.mask === undefined) return none;
   const options = config.components.mask;
@@ -53,9 +69,24 @@ export function estimateHead(
     first ??= output.index;
   }
   if (first === undefined || warm.length === 0) return none;
-  const start = transcript.outputSpans[first]?.start ?? 0;
-  // The warm body's characters before this output are the received ones: only outputs change.
-  const share = Math.max(0, warm.length - start) / warm.length;
-  const suffix = Math.max(cleared, Math.round(warm.tokens * share));
+  const start = warmOffset(transcript, warm.texts, first);
+  const suffix = Math.max(cleared, Math.round(Math.max(0, warm.length - start) * perChar));
   return { tokens: warm.tokens, cleared, suffix };
+}
+
+/**
+ * Where output `index` starts in the warm body: where it starts in the received one, less what
+ * the outputs before it were returned shorter by (only outputs change; a changed one is written
+ * back as a JSON string literal).
+ */
+function warmOffset(transcript: Transcript, texts: readonly string[], index: number): number {
+  let offset = transcript.outputSpans[index]?.start ?? 0;
+  for (const output of transcript.outputs) {
+    if (output.index >= index) break;
+    const text = texts[output.index];
+    const span = transcript.outputSpans[output.index];
+    if (text === undefined || text === output.text || span === undefined) continue;
+    offset -= span.end - span.start - JSON.stringify(text).length;
+  }
+  return offset;
 }

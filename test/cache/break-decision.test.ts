@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type BreakContext,
   type HeadEstimate,
+  idleWithin,
   nextHistory,
   priceBreak,
   warmRunLeft,
@@ -12,12 +13,16 @@ import type { ConversationCost } from "../../src/session/ledger.js";
 const SPACING_MS = 20_000;
 
 /** A conversation's history after `colds` (1-based request numbers) of `turns` met a cold cache. */
-function history(turns: number, colds: readonly number[]): ConversationCost {
+function history(
+  turns: number,
+  colds: readonly number[],
+  spacingMs = SPACING_MS,
+): ConversationCost {
   let cost: ConversationCost | undefined;
   for (let turn = 1; turn <= turns; turn++) {
     const cold = colds.includes(turn);
     cost = nextHistory(OPENAI_PRICING, cost, {
-      now: turn * SPACING_MS,
+      now: turn * spacingMs,
       received: 1_000 * turn,
       returned: 1_000 * turn,
       kept: cold ? 0 : 1_000 * (turn - 1),
@@ -29,8 +34,8 @@ function history(turns: number, colds: readonly number[]): ConversationCost {
   return cost;
 }
 
-function context(cost: ConversationCost): BreakContext {
-  const previousAt = cost.turns * SPACING_MS;
+function context(cost: ConversationCost, spacingMs = SPACING_MS): BreakContext {
+  const previousAt = cost.turns * spacingMs;
   return {
     pricing: OPENAI_PRICING,
     history: cost,
@@ -65,4 +70,31 @@ describe("the warm runs between cold requests (§4a)", () => {
     // Without cold requests to say otherwise, the same position pays.
     expect(priceBreak(context(history(26, [1])), estimate).pays).toBe(true);
   });
+});
+
+describe("the turns a break is expected to repay itself over (§4a)", () => {
+  // 4,000 of 12,000 tokens cleared, re-writing 6,500: worth it over about nine warm turns.
+  const modest: HeadEstimate = { tokens: 12_000, cleared: 4_000, suffix: 6_500 };
+
+  it("a conversation of twelve requests is expected to go on about as long again", () => {
+    expect(priceBreak(context(history(12, [])), modest).pays).toBe(true);
+  });
+
+  it("requests spaced near the cache's lifetime are expected to meet it cold", () => {
+    // The same conversation, its requests 250 s apart (the last idle time still 20 s).
+    const spaced = history(12, [], 250_000);
+    const idle = { ...context(spaced, 250_000), now: spaced.turns * 250_000 + SPACING_MS };
+    expect(priceBreak(idle, modest).pays).toBe(false);
+  });
+
+  it.each([
+    [20_000, 300_000, 1 - Math.exp(-15)],
+    [300_000, 300_000, 1 - Math.exp(-1)],
+    [0, 300_000, 1],
+  ])(
+    "requests %i ms apart stay within a %i ms lifetime with chance %f",
+    (spacing, life, chance) => {
+      expect(idleWithin(spacing, life)).toBeCloseTo(chance, 9);
+    },
+  );
 });

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { headChange } from "../../src/cache/head-decision.js";
+import { estimateHead, tokensPerChar } from "../../src/cache/head-estimate.js";
+import { components } from "../../src/components/registry.js";
+import { parseConfig } from "../../src/config/load.js";
+import { TokenCounter } from "../../src/pipeline/tokens.js";
+import { internDecision } from "../../src/session/ledger.js";
+import { scanBody } from "../../src/wire/json-scan.js";
+import { readTranscript, type Transcript } from "../../src/wire/transcript.js";
+
+const config = parseConfig({});
+const tokens = new TokenCounter();
+
+/** A file read of `lines` numbered lines, distinct per `seed`. */
+const fileRead = (seed: number, lines: number) =>
+  Array.from(
+    { length: lines },
+    (_, line) => `${line + 1}\tvalue_${seed}_${line} = compute(${line})`,
+  ).join("\n");
+
+/**
+ * An agent conversation of six tool calls and outputs: three old file reads (mask's candidates:
+ * older than its newest three), the third call an edit whose arguments are long.
+ */
+function conversation(outputs: readonly string[], editArguments: string): string {
+  const messages: unknown[] = [{ role: "user", content: "fix the failing test" }];
+  for (const [index, output] of outputs.entries()) {
+    const args = index === 2 ? editArguments : JSON.stringify({ path: `src/f${index}.py` });
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: `c${index}`, type: "function", function: { name: "Read", arguments: args } },
+      ],
+    });
+    messages.push({ role: "tool", tool_call_id: `c${index}`, content: output });
+  }
+  return JSON.stringify({ model: "m", messages });
+}
+
+function transcriptOf(text: string): Transcript {
+  const scan = scanBody(text);
+  if (!scan) throw new Error("no scan");
+  return readTranscript("openai", (JSON.parse(text) as { messages: unknown[] }).messages, scan);
+}
+
+const messageTokens = (transcript: Transcript) =>
+  transcript.strings.reduce((sum, item) => sum + tokens.estimate(item.text), 0);
+
+const received = [0, 1, 2, 3, 4, 5].map((seed) => fileRead(seed, 60));
+const edit = JSON.stringify({ path: "src/f2.py", new_string: fileRead(99, 80) });
+const masked = "[older tool output masked] <<cg:0123456789abcdef>>";
+
+function estimate(text: string, texts: readonly string[], offloaded: readonly number[]) {
+  const transcript = transcriptOf(text);
+  const decisions = texts.map((_, index) =>
+    internDecision(offloaded.includes(index) ? ["mask"] : []),
+  );
+  const warmText = conversation(texts, edit);
+  const warmTokens = messageTokens(transcriptOf(warmText));
+  const perChar = tokensPerChar(transcript, messageTokens(transcript));
+  const head = estimateHead(
+    { transcript, names: ["mask"], config, registry: components, tokens, perChar },
+    { texts, decisions, tokens: warmTokens, length: warmText.length },
+  );
+  return { head, perChar, warmText, warmTokens };
+}
+
+describe("what a re-decision of a warm head would re-write (§4a)", () => {
+  it("counts the agent's tool calls after the first change, not only the outputs", () => {
+    const text = conversation(received, edit);
+    const { head, perChar, warmText, warmTokens } = estimate(text, received, []);
+    // Masking outputs 0–2 changes the body from output 0 on: the edit's arguments are re-written.
+    const cold = conversation([masked, masked, masked, ...received.slice(3)], edit);
+    const real = headChange(
+      { text: warmText, tokens: warmTokens },
+      { text: cold, tokens: messageTokens(transcriptOf(cold)) },
+      false,
+      perChar,
+    );
+    const editTokens = tokens.count(edit);
+    expect(head.suffix).toBeGreaterThan(head.tokens - tokens.count("fix the failing test"));
+    expect(head.suffix - head.cleared).toBeGreaterThan(editTokens);
+    expect(Math.abs(head.suffix - real.suffix)).toBeLessThan(0.02 * real.suffix);
+  });
+
+  it("places the first change in the warm body, whose earlier outputs came back shorter", () => {
+    // Output 0 was masked by an earlier break; a re-decision would change output 1 on.
+    const texts = [masked, ...received.slice(1)];
+    const { head, perChar, warmText, warmTokens } = estimate(
+      conversation(received, edit),
+      texts,
+      [0],
+    );
+    const cold = conversation([masked, masked, masked, ...received.slice(3)], edit);
+    const real = headChange(
+      { text: warmText, tokens: warmTokens },
+      { text: cold, tokens: messageTokens(transcriptOf(cold)) },
+      false,
+      perChar,
+    );
+    expect(real.suffix).toBeGreaterThan(0);
+    expect(Math.abs(head.suffix - real.suffix)).toBeLessThan(0.02 * real.suffix);
+  });
+});
