@@ -1,10 +1,10 @@
-import { type BreakContext, nextHistory } from "./cache/break-decision.js";
+import { type BreakContext, nextHistory, priceBreak } from "./cache/break-decision.js";
 import { acceptEvent, headChange, headEvent } from "./cache/head-decision.js";
 import { estimateHead, tokensPerChar } from "./cache/head-estimate.js";
 import { cacheLifetime } from "./cache/lifetime.js";
 import type { CachePrediction } from "./cache/observation.js";
 import { type CacheState, type CacheTreatment, treatRequest } from "./cache/policy.js";
-import { type Pricing, pricingFor } from "./cache/pricing.js";
+import { type Pricing, type PricingName, pricingFor, pricingName } from "./cache/pricing.js";
 import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
 import { ContentClasses } from "./content/classify.js";
@@ -91,12 +91,24 @@ export interface CompactResult {
   readonly prediction?: CachePrediction | undefined;
   /** Already-sent outputs given back as they were returned before. */
   readonly replayed: number;
+  /** Set when the request took a priced break of its warm prefix (§4a). */
+  readonly pricedBreak?: PricedBreak | undefined;
   /** Set when full markers acted as off because the model cannot call the expand tool. */
   readonly markersDegraded?: NoExpandReason;
   /** The requested pipeline or preset named unknown components; the configured one ran. */
   readonly pipelineFallback: boolean;
   readonly passthrough?: Passthrough;
   readonly report?: RunReport;
+}
+
+/** A priced break (§4a): the prices it was judged by, and what it is expected to save. */
+export interface PricedBreak {
+  readonly pricing: PricingName;
+  /**
+   * The expected saving over the turns to come less the re-write now, in tokens-equivalent
+   * (units of one uncached prompt token).
+   */
+  readonly netSaving: number;
 }
 
 export interface CompactorDeps {
@@ -148,6 +160,8 @@ interface Outcome {
   readonly pricing: Pricing;
   /** Returned tokens of the previous request this one still starts with, when warm. */
   readonly kept: number;
+  /** Set when the re-decision is a priced break. */
+  readonly pricedBreak?: PricedBreak;
 }
 
 /**
@@ -251,8 +265,12 @@ export class Compactor {
       lifetimeMs: cacheLifetime(config.cache, history.ledger.learned).ms,
       received: parsed.tokensBefore,
     };
-    const kept = history.head?.cost?.after ?? 0;
-    const stay: Outcome = { treatment, decided: warm, pricing, kept };
+    const stay: Outcome = {
+      treatment,
+      decided: warm,
+      pricing,
+      kept: history.head?.cost?.after ?? 0,
+    };
     if (treatment.state !== "warm") return stay;
     const sized = { tokens: warm.tokensAfter, length: warm.text.length };
     const perChar = tokensPerChar(parsed.transcript, parsed.tokensBefore);
@@ -282,7 +300,12 @@ export class Compactor {
       perChar,
     );
     if (!acceptEvent(event, config.cache, context, change)) return stay;
-    return { treatment: cold, decided, pricing, kept: Math.max(0, change.tokens - change.suffix) };
+    const kept = Math.max(0, change.tokens - change.suffix);
+    if (event !== "priced") return { treatment: cold, decided, pricing, kept };
+    const price = priceBreak(context, change);
+    const name = pricingName(config.cache, parsed.provider);
+    const pricedBreak = { pricing: name, netSaving: price.saving - price.cost };
+    return { treatment: cold, decided, pricing, kept, pricedBreak };
   }
 
   /** Stashes and the ledger's new head in one acknowledged write, then the answer. */
@@ -343,6 +366,7 @@ export class Compactor {
       cache: treatment,
       prediction: predict(history, treatment),
       replayed: run.replayed,
+      ...(outcome.pricedBreak ? { pricedBreak: outcome.pricedBreak } : {}),
       pipelineFallback: parsed.pipelineFallback,
       report: run.report,
       ...(decided.degraded ? { markersDegraded: decided.degraded } : {}),

@@ -33,3 +33,24 @@ export function pricingFor(config: Pick<CacheConfig, "pricing">, provider: Provi
       return provider === "anthropic" ? ANTHROPIC_PRICING : OPENAI_PRICING;
   }
 }
+
+/**
+ * The name of the prices `pricingFor` applies, for metric labels: `auto` resolves by shape
+ * (`anthropic`, else `openai`), explicit prices are `custom`.
+ */
+export type PricingName = "anthropic" | "openai" | "vllm" | "prefill-only" | "custom";
+
+export const PRICING_NAMES: readonly PricingName[] = [
+  "anthropic",
+  "openai",
+  "vllm",
+  "prefill-only",
+  "custom",
+];
+
+export function pricingName(config: Pick<CacheConfig, "pricing">, provider: Provider): PricingName {
+  const { pricing } = config;
+  if (typeof pricing === "object") return "custom";
+  if (pricing === "auto") return provider === "anthropic" ? "anthropic" : "openai";
+  return pricing;
+}

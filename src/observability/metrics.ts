@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { CacheObserverEvents } from "../cache/observed.js";
+import { PRICING_NAMES } from "../cache/pricing.js";
 import type { JobEnd, JobKind, JobThread } from "../compaction/compaction.js";
 import type { CompactResult } from "../compactor.js";
 import { componentNames } from "../config/schema.js";
@@ -102,12 +103,22 @@ export class Metrics {
   readonly #markers = this.#tally("cg_markers_written_total", "Markers written.", ["component"]);
   readonly #cacheRequests = this.#tally(
     "cg_cache_requests_total",
-    "Compactions by what they were treated as (§4a): warm (recent, unknown history, header, observed) or cold (header, ttl, observed, budget, policy).",
+    "Compactions by what they were treated as (§4a): warm (recent, unknown history, header, observed) or cold (header, ttl, observed, budget, policy, priced).",
     ["state", "reason"],
   );
   readonly #replayed = this.#tally(
     "cg_cache_replayed_outputs_total",
     "Already-sent tool outputs given back as they were returned before (frozen replays).",
+  );
+  readonly #pricedBreaks = this.#counter(
+    "cg_cache_priced_breaks_total",
+    "Warm prefixes broken on purpose because the break pays (§4a, reason priced), by the prices they were judged by (anthropic, openai, vllm, custom; auto resolves by shape).",
+    ["pricing"],
+  );
+  readonly #pricedSaving = this.#counter(
+    "cg_cache_priced_break_saving_tokens_total",
+    "Estimated net saving of priced breaks when taken, in tokens-equivalent (uncached prompt tokens): the expected saving over the session's turns to come less the re-write, by pricing.",
+    ["pricing"],
   );
   readonly #degraded = this.#counter(
     "cg_markers_degraded_total",
@@ -221,6 +232,11 @@ export class Metrics {
     const { state, reason } = result.cache;
     this.#cacheRequests.add(`${state} ${reason}`, 1, () => ({ state, reason }));
     if (result.replayed > 0) this.#replayed.add("", result.replayed, () => ({}));
+    if (result.pricedBreak) {
+      const { pricing, netSaving } = result.pricedBreak;
+      this.#pricedBreaks.inc({ pricing });
+      this.#pricedSaving.inc({ pricing }, Math.max(0, netSaving));
+    }
     if (result.markersDegraded) this.#degraded.inc({ reason: result.markersDegraded });
     const stashFailed = result.report?.stashFailure !== undefined;
     if (result.report?.pieced) this.#pieced.inc(result.report.pieced);
@@ -303,6 +319,11 @@ export class Metrics {
       for (const reason of reasons) this.#cacheRequests.counter.inc({ state, reason }, 0);
     }
     this.#replayed.counter.inc(0);
+    for (const pricing of PRICING_NAMES) {
+      if (pricing === "prefill-only") continue; // never breaks on purpose
+      this.#pricedBreaks.inc({ pricing }, 0);
+      this.#pricedSaving.inc({ pricing }, 0);
+    }
     for (const operation of storeOperations) this.#storeErrors.inc({ operation }, 0);
     for (const provider of ["openai", "anthropic", "responses"]) {
       for (const delivery of ["streamed", "buffered"]) {
