@@ -1,3 +1,4 @@
+import { JSON_DOCUMENT_MAX_CHARS } from "../content/json-limit.js";
 import type { JobInput } from "./job.js";
 
 /**
@@ -20,19 +21,60 @@ const FIXED = 32 * 1024 * 1024;
 
 export function heapEstimate(kind: keyof typeof COST, input: JobInput): number {
   const { perByte, perQuote } = COST[kind];
-  return FIXED + perByte * input.length + perQuote * quotes(input);
+  return FIXED + perByte * input.length + perQuote * valueQuotes(input);
 }
 
-/** The `"` characters of a body: two per string value or key, and one per escaped quote. */
-function quotes(input: JobInput): number {
-  let count = 0;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/**
+ * JSON text of the longest string whose escaped quotes may become values: a string the pipeline
+ * may parse as a JSON document (content/json-limit.ts), each of its UTF-16 units escaped as
+ * at most six bytes (`\uXXXX`).
+ */
+const PARSED_STRING_BYTES = 6 * JSON_DOCUMENT_MAX_CHARS;
+
+/**
+ * The `"` characters of a body that stand for values: two per string value or key, and one per
+ * escaped quote of a string short enough to be parsed as a JSON document of its own. The
+ * escaped quotes of a longer string (a multi-megabyte JSON-lines log) are characters of one
+ * string, which the per-byte cost covers.
+ */
+function valueQuotes(input: JobInput): number {
   if (typeof input === "string") {
-    for (let at = input.indexOf('"'); at >= 0; at = input.indexOf('"', at + 1)) count++;
-    return count;
+    return countValueQuotes(
+      (from) => input.indexOf('"', from),
+      (index) => input.charCodeAt(index),
+    );
   }
   const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  for (let at = bytes.indexOf(34); at >= 0; at = bytes.indexOf(34, at + 1)) count++;
-  return count;
+  return countValueQuotes(
+    (from) => bytes.indexOf(QUOTE, from),
+    (index) => bytes[index] as number,
+  );
+}
+
+function countValueQuotes(next: (from: number) => number, at: (index: number) => number): number {
+  let count = 0;
+  let opened = -1;
+  let escaped = 0;
+  for (let quote = next(0); quote >= 0; quote = next(quote + 1)) {
+    let back = quote - 1;
+    while (back >= 0 && at(back) === BACKSLASH) back--;
+    if ((quote - 1 - back) % 2 === 1) {
+      escaped++;
+      continue;
+    }
+    count++;
+    if (opened < 0) {
+      opened = quote;
+      continue;
+    }
+    if (quote - opened <= PARSED_STRING_BYTES) count += escaped;
+    opened = -1;
+    escaped = 0;
+  }
+  // An unterminated string: its escaped quotes count as values.
+  return count + escaped;
 }
 
 /**

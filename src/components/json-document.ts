@@ -1,3 +1,4 @@
+import { mayBeJsonDocument } from "../content/json-limit.js";
 import { type JsonToken, jsonTokens } from "./json-tokens.js";
 
 /** A tool output that is exactly one JSON object or array (surrounding whitespace allowed). */
@@ -7,8 +8,12 @@ export interface JsonDocument {
   readonly tokens: readonly JsonToken[];
 }
 
-/** Parses `text` as one JSON object or array; undefined when it is anything else. */
+/**
+ * Parses `text` as one JSON object or array; undefined when it is anything else, or longer than
+ * the pipeline reads as a document (content/json-limit.ts).
+ */
 export function parseJsonDocument(text: string): JsonDocument | undefined {
+  if (!mayBeJsonDocument(text)) return undefined;
   const first = text.trimStart()[0];
   if (first !== "{" && first !== "[") return undefined;
   let value: unknown;

@@ -1,5 +1,6 @@
 import { cleanText } from "../components/textclean.js";
 import type { ContentClass } from "./content-class.js";
+import { mayBeJsonDocument } from "./json-limit.js";
 import { isTableShape, isYamlShape } from "./structured-shape.js";
 
 /**
@@ -82,6 +83,7 @@ function isDiff(lines: readonly string[]): boolean {
 }
 
 function isJsonDocument(text: string): boolean {
+  if (!mayBeJsonDocument(text)) return false;
   const trimmed = text.trim();
   const first = trimmed[0];
   const last = trimmed[trimmed.length - 1];

@@ -1,3 +1,4 @@
+import { mayBeJsonDocument } from "../content/json-limit.js";
 import { notableRecord, notableRow, recordsOf } from "../content/records.js";
 import type { FidelityViolation } from "./fidelity.js";
 
@@ -36,6 +37,7 @@ function checkJson(original: string, lines: readonly string[]): FidelityViolatio
 }
 
 function parsed(text: string): { value: unknown } | undefined {
+  if (!mayBeJsonDocument(text)) return undefined;
   try {
     return { value: JSON.parse(text) };
   } catch {
