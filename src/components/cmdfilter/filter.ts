@@ -54,11 +54,16 @@ export function runNote(kinds: ReadonlyMap<string, number>): string {
  * Undefined when nothing is dropped.
  */
 export function applyPlan(lines: readonly string[], plan: LinePlan): string[] | undefined {
-  const drop = new Map<number, string>();
+  // By index, not by map: outputs of a few hundred thousand lines are common (a test log).
+  const drop: Array<string | undefined> = new Array(lines.length);
+  let dropped = 0;
   for (const [index, kind] of plan.drop) {
     const line = lines[index];
-    if (line !== undefined && !isErrorLine(line)) drop.set(index, kind);
+    if (line === undefined || isErrorLine(line)) continue;
+    drop[index] = kind;
+    dropped++;
   }
+  if (dropped === 0 && plan.notes.size === 0) return undefined;
   keepEnds(lines, drop);
   const kept: string[] = [];
   let run: { from: number; kinds: Map<string, number>; chars: number } | undefined;
@@ -70,12 +75,14 @@ export function applyPlan(lines: readonly string[], plan: LinePlan): string[] | 
       kept.push(generated);
       reduced = true;
     } else {
-      kept.push(...lines.slice(run.from, to));
+      for (let index = run.from; index < to; index++) kept.push(lines[index] as string);
     }
     run = undefined;
   };
-  for (const [index, line] of lines.entries()) {
-    const kind = drop.get(index);
+  const notes = plan.notes.size > 0 ? plan.notes : undefined;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    const kind = drop[index];
     if (kind === undefined) {
       close(index);
       kept.push(line);
@@ -84,7 +91,7 @@ export function applyPlan(lines: readonly string[], plan: LinePlan): string[] | 
       run.kinds.set(kind, (run.kinds.get(kind) ?? 0) + 1);
       run.chars += line.length + 1;
     }
-    const note = plan.notes.get(index);
+    const note = notes?.get(index);
     if (note === undefined) continue;
     if (run) close(index + 1, note);
     else kept.push(note);
@@ -93,13 +100,21 @@ export function applyPlan(lines: readonly string[], plan: LinePlan): string[] | 
   return reduced ? kept : undefined;
 }
 
+const VISIBLE = /\S/;
+
 /** When every non-blank line is planned away, keeps the first and the last one. */
-function keepEnds(lines: readonly string[], drop: Map<number, string>): void {
-  const filled: number[] = [];
-  for (const [index, line] of lines.entries()) if (line.trim() !== "") filled.push(index);
-  if (filled.length === 0 || filled.some((index) => !drop.has(index))) return;
-  drop.delete(filled[0] as number);
-  drop.delete(filled[filled.length - 1] as number);
+function keepEnds(lines: readonly string[], drop: Array<string | undefined>): void {
+  let first = -1;
+  let last = -1;
+  for (let index = 0; index < lines.length; index++) {
+    if (!VISIBLE.test(lines[index] as string)) continue;
+    if (drop[index] === undefined) return;
+    if (first < 0) first = index;
+    last = index;
+  }
+  if (first < 0) return;
+  drop[first] = undefined;
+  drop[last] = undefined;
 }
 
 /** A plan that drops every line `kindOf` names a kind for, with no notes of its own. */
@@ -108,8 +123,8 @@ export function dropWhere(
   kindOf: (line: string, index: number) => string | undefined,
 ): LinePlan {
   const drop = new Map<number, string>();
-  for (const [index, line] of lines.entries()) {
-    const kind = kindOf(line, index);
+  for (let index = 0; index < lines.length; index++) {
+    const kind = kindOf(lines[index] as string, index);
     if (kind !== undefined) drop.set(index, kind);
   }
   return { drop, notes: new Map() };
