@@ -21,10 +21,12 @@ export function valueBytes(value: string): number {
 export function checkPut(
   entries: readonly StashEntry[],
   limits: { readonly maxEntryBytes: number; readonly maxBytes?: number },
+  /** The values' sizes when known (valueBytes of each), in the order of `entries`. */
+  sizes?: readonly number[],
 ): number {
   let total = 0;
-  for (const { key, value } of entries) {
-    const bytes = valueBytes(value);
+  for (const [index, { key, value }] of entries.entries()) {
+    const bytes = sizes?.[index] ?? valueBytes(value);
     if (bytes > limits.maxEntryBytes) {
       throw new StoreEntryTooLargeError(key, bytes, limits.maxEntryBytes);
     }

@@ -95,16 +95,22 @@ export class MemoryStore implements Store {
         `${fresh.length} entries in one put, more than store.max_entries`,
       );
     }
-    checkPut(fresh, {
-      maxEntryBytes: this.#config.max_entry_bytes,
-      maxBytes: this.#config.max_bytes,
-    });
-    const charges = new Map(fresh.map(({ key, value }) => [key, chargeOf(session, key, value)]));
+    // Each value measured once: its UTF-8 size is a pass over it, and originals run to megabytes.
+    const sizes = fresh.map(({ value }) => valueBytes(value));
+    checkPut(
+      fresh,
+      { maxEntryBytes: this.#config.max_entry_bytes, maxBytes: this.#config.max_bytes },
+      sizes,
+    );
+    const charges = new Map(
+      fresh.map(({ key, value }, index) => [key, chargeOf(session, key, value, sizes[index])]),
+    );
     for (const key of this.#quota.overflow(session, charges)) this.#disown(session, key);
-    for (const { key, value } of fresh) {
+    for (const [index, { key, value }] of fresh.entries()) {
       const owners = new Set(this.#kept.peek(key)?.owners);
       addNewest(owners, [session], this.#config.max_sessions);
-      this.#kept.set(key, { value, owners });
+      const kept = { value, owners };
+      this.#kept.set(key, kept, { size: keptBytes(key, kept, sizes[index]) });
       if (this.#kept.has(key)) this.#quota.charge(session, key, charges.get(key) ?? 0);
     }
     // Owner ids and keys count towards max_bytes too; a put whose overhead tipped the bound
@@ -158,8 +164,8 @@ export class MemoryStore implements Store {
   }
 }
 
-function keptBytes(key: string, kept: Kept): number {
-  let bytes = ENTRY_OVERHEAD_BYTES + valueBytes(kept.value) + valueBytes(key);
+function keptBytes(key: string, kept: Kept, valueSize = valueBytes(kept.value)): number {
+  let bytes = ENTRY_OVERHEAD_BYTES + valueSize + valueBytes(key);
   for (const owner of kept.owners) bytes += valueBytes(owner);
   return bytes;
 }

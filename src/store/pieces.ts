@@ -23,8 +23,12 @@ export function pieceKey(key: string, index: number, count: number): string {
   return `${key}#${index}/${count}`;
 }
 
-/** Whether `value` must be kept in pieces under `maxEntryBytes` (a UTF-16 unit is ≤ 3 bytes). */
+/**
+ * Whether `value` must be kept in pieces under `maxEntryBytes`: a UTF-16 unit is one to three
+ * bytes, so only a value between those bounds is measured.
+ */
 export function needsPieces(value: string, maxEntryBytes: number): boolean {
+  if (value.length > maxEntryBytes) return true;
   return value.length * 3 > maxEntryBytes && valueBytes(value) > maxEntryBytes;
 }
 

@@ -31,9 +31,17 @@ export function sessionLimits(config: StoreConfig): SessionLimits {
   return { bytes, entries: Math.max(1, entries) };
 }
 
-/** What a session is charged for owning `value` under `key`: what the store counts for it. */
-export function chargeOf(session: string, key: string, value: string): number {
-  return ENTRY_OVERHEAD_BYTES + valueBytes(value) + valueBytes(key) + valueBytes(session);
+/**
+ * What a session is charged for owning `value` under `key`: what the store counts for it.
+ * `bytes`: the value's size when already measured (a multi-megabyte original is measured once).
+ */
+export function chargeOf(
+  session: string,
+  key: string,
+  value: string,
+  bytes = valueBytes(value),
+): number {
+  return ENTRY_OVERHEAD_BYTES + bytes + valueBytes(key) + valueBytes(session);
 }
 
 /** The entries one session is charged for, by key, least recently used first. */
