@@ -110,6 +110,7 @@ export function createApp(deps: AppDeps): Hono {
   const { token } = deps.config.auth;
   const { openai, anthropic } = deps.config.upstream;
   app.use("/v1/chat/completions", proxyAuth(token, openai.api_key));
+  app.use("/v1/responses", proxyAuth(token, openai.api_key));
   app.use("/v1/messages", proxyAuth(token, anthropic.api_key));
   app.use(async (c, next) => {
     if (services.lifecycle.draining && !c.req.path.endsWith("z")) {

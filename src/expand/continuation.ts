@@ -1,5 +1,7 @@
+import { appendElements } from "../wire/edit.js";
 import { scanTopLevel } from "../wire/json-scan.js";
-import type { Provider } from "../wire/types.js";
+import type { Provider, Span } from "../wire/types.js";
+import { responsesContinuation } from "./responses-continuation.js";
 import type { AssistantTurn } from "./turn.js";
 
 /** What one expand call returns to the model. */
@@ -18,9 +20,9 @@ export const MALFORMED_CALL = '[expand: the call needs a string argument "id"]';
 
 /**
  * The next round's request: `text` with the assistant turn and one tool result per call (in call
- * order) appended to `messages`. Every byte before the insertion point stays as it was, so the
- * provider's prompt cache covers the whole earlier request. Undefined when `text` has no
- * `messages` array.
+ * order) appended to `messages` (Responses: see responsesContinuation). Every byte before the
+ * insertion point stays as it was, so the provider's prompt cache covers the whole earlier
+ * request. Undefined when `text` has no `messages` array.
  */
 export function continuationRequest(
   text: string,
@@ -28,27 +30,21 @@ export function continuationRequest(
   turn: AssistantTurn,
   results: readonly ToolResult[],
 ): string | undefined {
-  let span: ReturnType<typeof messagesSpan>;
+  if ("items" in turn) return responsesContinuation(text, turn, results);
+  let span: Span | undefined;
   try {
-    span = messagesSpan(text);
+    span = scanTopLevel(text)?.members.get("messages");
   } catch {
     return undefined;
   }
-  if (span === undefined || text.charCodeAt(span.start) !== 91 /* [ */) return undefined;
-  const bracket = span.end - 1;
-  const empty = text.slice(span.start + 1, bracket).trim() === "";
-  const appended = [turn.message, ...resultMessages(provider, results)]
-    .map((message) => JSON.stringify(message))
-    .join(",");
-  return `${text.slice(0, bracket)}${empty ? "" : ","}${appended}${text.slice(bracket)}`;
-}
-
-function messagesSpan(text: string) {
-  return scanTopLevel(text)?.members.get("messages");
+  const appended = [turn.message, ...resultMessages(provider, results)].map((message) =>
+    JSON.stringify(message),
+  );
+  return span && appendElements(text, span, appended);
 }
 
 function resultMessages(provider: Provider, results: readonly ToolResult[]): unknown[] {
-  if (provider === "openai") {
+  if (provider !== "anthropic") {
     return results.map((result) => ({
       role: "tool",
       tool_call_id: result.callId,

@@ -1,13 +1,20 @@
 import { isRecord } from "../wire/detect.js";
 import type { Provider } from "../wire/types.js";
-import type { AssistantTurn, ToolUse } from "./turn.js";
+import { responsesJsonTurn } from "./parse-responses.js";
+import { type AssistantTurn, parseArguments, type ToolUse } from "./turn.js";
 
 /**
  * The assistant turn of a non-streaming response body, or undefined when the body is not a
  * single-choice response of the provider's shape (the response then goes back as it is).
+ * `text` is the body as received: a Responses turn carries its output items back as written.
  */
-export function parseJsonResponse(provider: Provider, body: unknown): AssistantTurn | undefined {
+export function parseJsonResponse(
+  provider: Provider,
+  body: unknown,
+  text: string = JSON.stringify(body),
+): AssistantTurn | undefined {
   if (!isRecord(body)) return undefined;
+  if (provider === "responses") return responsesJsonTurn(body, text);
   return provider === "openai" ? openaiTurn(body) : anthropicTurn(body);
 }
 
@@ -48,14 +55,4 @@ function anthropicTurn(body: Record<string, unknown>): AssistantTurn | undefined
     toolUses.push({ callId: block.id, name: block.name, input: block.input });
   }
   return { message: { role: "assistant", content }, toolUses };
-}
-
-/** Tool-call arguments text as a value; undefined when it is not JSON (a truncated call). */
-export function parseArguments(text: string): unknown {
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

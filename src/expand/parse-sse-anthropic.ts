@@ -1,9 +1,7 @@
 import { isRecord } from "../wire/detect.js";
-import { parseArguments } from "./parse-json.js";
-import type { StreamAggregator, StreamOpening } from "./parse-sse.js";
-import { eventJson, type SseEvent } from "./sse.js";
 import { EXPAND_TOOL_NAME } from "./tool.js";
-import type { AssistantTurn, ToolUse } from "./turn.js";
+import { type AssistantTurn, parseArguments, type ToolUse } from "./turn.js";
+import { TypedEventStream } from "./typed-stream.js";
 
 type Block = Record<string, unknown> & { type: string };
 
@@ -11,23 +9,15 @@ type Block = Record<string, unknown> & { type: string };
 const KNOWN = new Set(["text", "thinking", "redacted_thinking", "tool_use"]);
 
 /** Messages stream (`message_start`, `content_block_*`, `message_delta`, `message_stop`). */
-export class AnthropicStream implements StreamAggregator {
-  opening: StreamOpening | undefined;
-  #failed = false;
+export class AnthropicStream extends TypedEventStream {
   #stopped = false;
   readonly #blocks: Block[] = [];
   readonly #json = new Map<number, string>();
   /** Expand calls whose input JSON did not parse: answered with the placeholder, not passed on. */
   readonly #malformed = new Set<number>();
 
-  push(event: SseEvent): void {
-    if (this.#failed) return;
-    const data = eventJson(event);
-    if (!isRecord(data) || typeof data.type !== "string") {
-      this.#fail();
-      return;
-    }
-    switch (data.type) {
+  protected override onEvent(type: string, data: Record<string, unknown>): void {
+    switch (type) {
       case "content_block_start": {
         this.#start(data);
         return;
@@ -41,27 +31,27 @@ export class AnthropicStream implements StreamAggregator {
         return;
       }
       case "message_delta": {
-        this.#decide("through");
+        this.decide("through");
         return;
       }
       case "message_stop":
         this.#stopped = true;
         {
-          this.#decide("through");
+          this.decide("through");
           return;
         }
       case "message_start":
       case "ping":
         return;
       default: {
-        this.#fail();
+        this.fail();
         return;
       }
     }
   }
 
   finish(): AssistantTurn | undefined {
-    if (this.#failed || !this.#stopped || this.#json.size > 0) return undefined;
+    if (this.failed || !this.#stopped || this.#json.size > 0) return undefined;
     const toolUses: ToolUse[] = [];
     for (const [index, block] of this.#blocks.entries()) {
       if (block === undefined) return undefined;
@@ -79,23 +69,23 @@ export class AnthropicStream implements StreamAggregator {
   #start(data: Record<string, unknown>): void {
     const { index, content_block: block } = data;
     if (typeof index !== "number" || index !== this.#blocks.length) {
-      this.#fail();
+      this.fail();
       return;
     }
     if (!isRecord(block) || typeof block.type !== "string") {
-      this.#fail();
+      this.fail();
       return;
     }
     const copy: Block = { ...block, type: block.type };
     this.#blocks.push(copy);
     if (copy.type === "tool_use") {
       this.#json.set(index, "");
-      if (copy.name !== EXPAND_TOOL_NAME) this.#decide("through");
-      else this.#decide("expand");
+      if (copy.name !== EXPAND_TOOL_NAME) this.decide("through");
+      else this.decide("expand");
     } else if (copy.type === "text") {
-      if (typeof copy.text === "string" && copy.text.trim() !== "") this.#decide("through");
+      if (typeof copy.text === "string" && copy.text.trim() !== "") this.decide("through");
     } else if (!KNOWN.has(copy.type)) {
-      this.#fail();
+      this.fail();
     }
   }
 
@@ -103,35 +93,35 @@ export class AnthropicStream implements StreamAggregator {
     const { index, delta } = data;
     const block = typeof index === "number" ? this.#blocks[index] : undefined;
     if (block === undefined || !isRecord(delta)) {
-      this.#fail();
+      this.fail();
       return;
     }
     switch (delta.type) {
       case "text_delta":
         if (block.type !== "text" || typeof delta.text !== "string") {
-          this.#fail();
+          this.fail();
           return;
         }
         block.text = `${typeof block.text === "string" ? block.text : ""}${delta.text}`;
-        if (delta.text.trim() !== "") this.#decide("through");
+        if (delta.text.trim() !== "") this.decide("through");
         return;
       case "thinking_delta":
         if (block.type !== "thinking" || typeof delta.thinking !== "string") {
-          this.#fail();
+          this.fail();
           return;
         }
         block.thinking = `${typeof block.thinking === "string" ? block.thinking : ""}${delta.thinking}`;
         return;
       case "signature_delta":
         if (block.type !== "thinking" || typeof delta.signature !== "string") {
-          this.#fail();
+          this.fail();
           return;
         }
         block.signature = `${typeof block.signature === "string" ? block.signature : ""}${delta.signature}`;
         return;
       case "citations_delta": {
         if (block.type !== "text" || delta.citation === undefined) {
-          this.#fail();
+          this.fail();
           return;
         }
         const citations = Array.isArray(block.citations) ? block.citations : [];
@@ -141,14 +131,14 @@ export class AnthropicStream implements StreamAggregator {
       case "input_json_delta": {
         const json = this.#json.get(index as number);
         if (json === undefined || typeof delta.partial_json !== "string") {
-          this.#fail();
+          this.fail();
           return;
         }
         this.#json.set(index as number, json + delta.partial_json);
         return;
       }
       default: {
-        this.#fail();
+        this.fail();
         return;
       }
     }
@@ -157,13 +147,13 @@ export class AnthropicStream implements StreamAggregator {
   #stop(data: Record<string, unknown>): void {
     const { index } = data;
     if (typeof index !== "number") {
-      this.#fail();
+      this.fail();
       return;
     }
     const block = this.#blocks[index];
     const json = this.#json.get(index);
     if (block === undefined) {
-      this.#fail();
+      this.fail();
       return;
     }
     if (json === undefined) return;
@@ -176,18 +166,9 @@ export class AnthropicStream implements StreamAggregator {
       return;
     }
     if (input === undefined) {
-      this.#fail();
+      this.fail();
       return;
     }
     block.input = input;
-  }
-
-  #decide(opening: StreamOpening): void {
-    this.opening ??= opening;
-  }
-
-  #fail(): void {
-    this.#failed = true;
-    this.#decide("through");
   }
 }

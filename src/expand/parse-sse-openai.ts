@@ -1,9 +1,8 @@
 import { isRecord } from "../wire/detect.js";
-import { parseArguments } from "./parse-json.js";
 import type { StreamAggregator, StreamOpening } from "./parse-sse.js";
 import { eventJson, type SseEvent } from "./sse.js";
 import { EXPAND_TOOL_NAME } from "./tool.js";
-import type { AssistantTurn, ToolUse } from "./turn.js";
+import { type AssistantTurn, parseArguments, type ToolUse } from "./turn.js";
 
 interface PendingCall {
   id: string;

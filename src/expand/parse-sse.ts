@@ -1,6 +1,7 @@
 import type { Provider } from "../wire/types.js";
 import { AnthropicStream } from "./parse-sse-anthropic.js";
 import { OpenAIStream } from "./parse-sse-openai.js";
+import { ResponsesStream } from "./parse-sse-responses.js";
 import type { SseEvent } from "./sse.js";
 import type { AssistantTurn } from "./turn.js";
 
@@ -23,5 +24,6 @@ export interface StreamAggregator {
 }
 
 export function streamAggregator(provider: Provider): StreamAggregator {
+  if (provider === "responses") return new ResponsesStream();
   return provider === "openai" ? new OpenAIStream() : new AnthropicStream();
 }

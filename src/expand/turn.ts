@@ -10,9 +10,25 @@ export interface ToolUse {
 }
 
 /** The model's turn, as it must be appended to the conversation for the next round. */
-export interface AssistantTurn {
+export type AssistantTurn = MessageTurn | ResponseTurn;
+
+/** A chat-shaped turn: one assistant message. */
+export interface MessageTurn {
   /** The assistant message value (OpenAI `message`, Anthropic `{role, content}`). */
   readonly message: Readonly<Record<string, unknown>>;
+  readonly toolUses: readonly ToolUse[];
+}
+
+/**
+ * A Responses turn: the response's output items, carried back into `input` as the upstream wrote
+ * them (reasoning items and their `encrypted_content` byte for byte), or chained on its id.
+ */
+export interface ResponseTurn {
+  /** Each output item's JSON text, in output order. */
+  readonly items: readonly string[];
+  /** The response's id, for `previous_response_id`; undefined when it carried none. */
+  readonly responseId: string | undefined;
+  /** Function calls by name; any other call item (custom or built-in tools) by its type. */
   readonly toolUses: readonly ToolUse[];
 }
 
@@ -44,4 +60,14 @@ export function classifyCalls(turn: AssistantTurn): TurnCalls {
     expand.push({ callId: use.callId, id: typeof id === "string" ? id : undefined });
   }
   return { expand, others };
+}
+
+/** Tool-call arguments text as a value; undefined when it is not JSON (a truncated call). */
+export function parseArguments(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

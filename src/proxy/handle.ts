@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { CacheObserver } from "../cache/observed.js";
+import type { UsageFormat } from "../cache/usage.js";
 import type { Config } from "../config/schema.js";
 import { causeCode } from "../errors/cause-code.js";
 import type { Store } from "../store/types.js";
@@ -25,6 +26,13 @@ export interface ProxyContext extends PrepareDeps {
   /** Records what the server served from its prompt cache against the prediction (§4a). */
   readonly observer: Pick<CacheObserver, "observeBody">;
 }
+
+/** The usage shape of each route's responses. */
+const USAGE_FORMATS: Readonly<Record<Provider, UsageFormat>> = {
+  openai: "chat",
+  anthropic: "anthropic",
+  responses: "responses",
+};
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -63,7 +71,7 @@ export async function handleProxy(
   const observe = (body: RoundBody) =>
     context.observer.observeBody(
       body,
-      provider === "openai" ? "chat" : "anthropic",
+      USAGE_FORMATS[provider],
       prepared.session,
       prepared.prediction,
     );

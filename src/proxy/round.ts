@@ -79,7 +79,7 @@ export async function readRound(
     const text = held.text();
     let turn: AssistantTurn | undefined;
     try {
-      turn = parseJsonResponse(provider, JSON.parse(text));
+      turn = parseJsonResponse(provider, JSON.parse(text), text);
     } catch {
       turn = undefined;
     }

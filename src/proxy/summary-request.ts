@@ -6,12 +6,14 @@ const ASKS_FOR_SUMMARY = [
 ];
 
 /**
- * True when the last user message asks for a detailed summary of the conversation: the agent is
+ * True when the last user message (Responses: user message item) asks for a detailed summary of the conversation: the agent is
  * compacting its own history, and that request must see the history as it is.
  */
 export function isSummaryRequest(body: unknown): boolean {
-  if (!isRecord(body) || !Array.isArray(body.messages)) return false;
-  const messages: unknown[] = body.messages;
+  if (!isRecord(body)) return false;
+  // Chat shapes hold the conversation in `messages`, Responses bodies in `input` items.
+  const messages: unknown = body.messages ?? body.input;
+  if (!Array.isArray(messages)) return false;
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (!isRecord(message) || message.role !== "user") continue;
@@ -26,7 +28,11 @@ function messageText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   return content
     .map((part) =>
-      isRecord(part) && part.type === "text" && typeof part.text === "string" ? part.text : "",
+      isRecord(part) &&
+      (part.type === "text" || part.type === "input_text") &&
+      typeof part.text === "string"
+        ? part.text
+        : "",
     )
     .join("\n");
 }

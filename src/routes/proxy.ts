@@ -23,7 +23,8 @@ export interface ProxyDeps {
 
 /**
  * The OpenAI- and Anthropic-compatible proxy routes (§2): `POST /v1/chat/completions` goes to
- * `upstream.openai.base_url` + `/chat/completions`, `POST /v1/messages` to
+ * `upstream.openai.base_url` + `/chat/completions`, `POST /v1/responses` to
+ * `upstream.openai.base_url` + `/responses`, `POST /v1/messages` to
  * `upstream.anthropic.base_url` + `/v1/messages`, as the official SDKs lay out their base URLs.
  */
 export function proxyRoutes(deps: ProxyDeps): Hono {
@@ -58,5 +59,8 @@ export function proxyRoutes(deps: ProxyDeps): Hono {
     handleProxy(context, "openai", c.req.raw, delivery(c)),
   );
   app.post("/v1/messages", limit, (c) => handleProxy(context, "anthropic", c.req.raw, delivery(c)));
+  app.post("/v1/responses", limit, (c) =>
+    handleProxy(context, "responses", c.req.raw, delivery(c)),
+  );
   return app;
 }

@@ -20,3 +20,18 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
   parts.push(text.slice(cursor));
   return parts.join("");
 }
+
+/**
+ * `text` with the JSON texts `elements` appended to the array at `span`, every other byte as it
+ * was; undefined when the span does not hold an array.
+ */
+export function appendElements(
+  text: string,
+  span: Span,
+  elements: readonly string[],
+): string | undefined {
+  if (text.charCodeAt(span.start) !== 91 /* [ */) return undefined;
+  const bracket = span.end - 1;
+  const empty = text.slice(span.start + 1, bracket).trim() === "";
+  return `${text.slice(0, bracket)}${empty ? "" : ","}${elements.join(",")}${text.slice(bracket)}`;
+}

@@ -53,6 +53,25 @@ export function scanBody(
   return new Scanner(text, conversation === "input").body(conversation);
 }
 
+/**
+ * Spans of the elements of the array whose span in `text` is `array` (text JSON.parse accepted);
+ * undefined when the span does not hold an array.
+ */
+export function arrayElements(text: string, array: Span): Span[] | undefined {
+  if (text.charCodeAt(array.start) !== OPEN_BRACKET) return undefined;
+  const scanner = new Scanner(text, false);
+  scanner.at = array.start + 1;
+  scanner.space();
+  const elements: Span[] = [];
+  while (text.charCodeAt(scanner.at) !== CLOSE_BRACKET) {
+    const start = scanner.at;
+    scanner.skipValue();
+    elements.push({ start, end: scanner.at });
+    scanner.next();
+  }
+  return elements;
+}
+
 /** Bits of the keys a container may hold once; a repeat makes the scan ambiguous. */
 const KEY_CONTENT = 1;
 const KEY_TEXT = 2;

@@ -8,6 +8,7 @@ import { sample } from "../observability/prometheus-text.js";
 import {
   anthropicTurns,
   openaiTurns,
+  responsesTurns,
   type Served,
   servedReply,
   type UsageProvider,
@@ -41,6 +42,17 @@ async function send(
       ...(cache ? { "x-context-guru-cache": cache } : {}),
     },
   };
+  if (provider === "responses") {
+    const client = openaiClient(harness);
+    const body = responsesTurns(turns);
+    if (!streaming)
+      return (await client.responses.create(body, options).withResponse()).response.headers;
+    const { data, response } = await client.responses
+      .create({ ...body, stream: true }, options)
+      .withResponse();
+    for await (const _event of data);
+    return response.headers;
+  }
   if (provider === "openai") {
     const client = openaiClient(harness);
     const body = openaiTurns(turns);
@@ -75,7 +87,7 @@ async function observedAt(store: Store, session: string, at: number): Promise<Ca
   );
 }
 
-const cases = (["openai", "anthropic"] as const).flatMap((provider) =>
+const cases = (["openai", "anthropic", "responses"] as const).flatMap((provider) =>
   [false, true].map((streaming) => ({ provider, streaming })),
 );
 
@@ -194,15 +206,15 @@ describe("observed cache state on the proxy routes", () => {
     },
   );
 
-  it.each(["openai", "anthropic"] as const)(
+  it.each([
+    ["openai", "/v1/chat/completions", openaiTurns(0)],
+    ["anthropic", "/v1/messages", anthropicTurns(0)],
+    ["responses", "/v1/responses", responsesTurns(0)],
+  ] as const)(
     "a %s stream reaches the client byte for byte while its usage is read",
-    async (provider) => {
+    async (provider, path, turns) => {
       const { harness } = await start(provider, true, () => ({ cached: 640, prompt: 4000 }));
-      const path = provider === "openai" ? "/v1/chat/completions" : "/v1/messages";
-      const body = JSON.stringify({
-        ...(provider === "openai" ? openaiTurns(0) : anthropicTurns(0)),
-        stream: true,
-      });
+      const body = JSON.stringify({ ...turns, stream: true });
       const post = (base: string) =>
         fetch(`${base}${path}`, {
           method: "POST",
@@ -210,7 +222,7 @@ describe("observed cache state on the proxy routes", () => {
           headers: { "content-type": "application/json", "x-context-guru-session": "bytes" },
         }).then((response) => response.text());
       const direct = await post(
-        `http://127.0.0.1:${harness.upstream.port}${provider === "openai" ? "/v1" : ""}`,
+        `http://127.0.0.1:${harness.upstream.port}${provider === "anthropic" ? "" : "/v1"}`,
       );
       const proxied = await post(`http://127.0.0.1:${harness.port}`);
       const seen = await observedAt(harness.store, "bytes", T0);

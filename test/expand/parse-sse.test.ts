@@ -1,26 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { type StreamOpening, streamAggregator } from "../../src/expand/parse-sse.js";
-import { SseParser } from "../../src/expand/sse.js";
-import type { Provider } from "../../src/wire/types.js";
+import type { StreamOpening } from "../../src/expand/parse-sse.js";
 import {
   anthropicEvents,
   type BlockSpec,
   expandCall,
   openaiEvents,
 } from "../support/model-replies.js";
-import { type ScriptedEvent, sseText } from "../support/scripted-upstream.js";
+import { readStream } from "../support/stream-read.js";
 
-/** Feeds events one by one; returns how many were needed to decide, and the aggregate. */
-function read(provider: Provider, events: readonly ScriptedEvent[]) {
-  const aggregator = streamAggregator(provider);
-  const parser = new SseParser();
-  let decidedAfter: number | undefined;
-  events.forEach((event, index) => {
-    for (const parsed of parser.push(sseText(event))) aggregator.push(parsed);
-    if (decidedAfter === undefined && aggregator.opening !== undefined) decidedAfter = index + 1;
-  });
-  return { opening: aggregator.opening, decidedAfter, turn: aggregator.finish() };
-}
+const read = readStream;
 
 const expand = expandCall("abcdef0123456789", "call_1");
 const bash = { id: "call_2", name: "bash", input: { command: "ls" } };
@@ -124,9 +112,8 @@ describe("Anthropic stream aggregation", () => {
 
   it("drops an empty text block, which the API does not accept back", () => {
     const blocks: BlockSpec[] = [{ type: "text", text: "" }, tool(expand)];
-    expect(read("anthropic", anthropicEvents(blocks)).turn?.message).toEqual({
-      role: "assistant",
-      content: [tool(expand)],
+    expect(read("anthropic", anthropicEvents(blocks)).turn).toMatchObject({
+      message: { role: "assistant", content: [tool(expand)] },
     });
   });
 

@@ -54,6 +54,31 @@ describe("isSummaryRequest", () => {
       }),
       false,
     ],
+    [
+      "a Responses user message item after tool outputs",
+      {
+        input: [
+          { type: "function_call_output", call_id: "c", output: "summarize the conversation" },
+          {
+            type: "message",
+            role: "user",
+            content: [
+              { type: "input_text", text: "Write a detailed summary of the conversation." },
+            ],
+          },
+        ],
+      },
+      true,
+    ],
+    [
+      "the words only inside a Responses tool output",
+      {
+        input: [
+          { type: "function_call_output", call_id: "c", output: "summarize the conversation" },
+        ],
+      },
+      false,
+    ],
     ["no messages", {}, false],
     ["not an object", "summarize the conversation", false],
   ])("%s → %s", (_, request, expected) => {

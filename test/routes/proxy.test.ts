@@ -8,8 +8,14 @@ import { createStore } from "../../src/store/create.js";
 import { sample } from "../observability/prometheus-text.js";
 import { TEST_HASH_KEY } from "../support/hash-key.js";
 import { anthropicJson, expandCall, openaiJson } from "../support/model-replies.js";
-import { MASKED_ID, openaiConversation } from "../support/proxy-harness.js";
-import { ScriptedUpstream } from "../support/scripted-upstream.js";
+import {
+  MASKED_ID,
+  openaiConversation,
+  responsesConversation,
+  toolOutput,
+} from "../support/proxy-harness.js";
+import { responsesJson } from "../support/responses-replies.js";
+import { type ScriptedReply, ScriptedUpstream } from "../support/scripted-upstream.js";
 
 const body = JSON.stringify(openaiConversation());
 const post = (app: Hono, path: string, init: RequestInit = {}) =>
@@ -50,23 +56,30 @@ describe("proxy routes in process", () => {
   afterAll(() => upstream.close());
   beforeEach(() => upstream.reset());
 
-  it.each([
-    [200, { json: { id: "chatcmpl-1", choices: [] } }, '{"id":"chatcmpl-1","choices":[]}'],
+  it.each(
     [
-      429,
-      { status: 429, json: { error: { message: "slow down" } } },
-      '{"error":{"message":"slow down"}}',
-    ],
-    [500, { status: 500, body: "upstream exploded" }, "upstream exploded"],
-    [503, { status: 503, json: { error: "overloaded" } }, '{"error":"overloaded"}'],
-  ])("relays upstream status %i with its body", async (status, reply, text) => {
+      [200, { json: { id: "chatcmpl-1", choices: [] } }, '{"id":"chatcmpl-1","choices":[]}'],
+      [
+        429,
+        { status: 429, json: { error: { message: "slow down" } } },
+        '{"error":{"message":"slow down"}}',
+      ],
+      [500, { status: 500, body: "upstream exploded" }, "upstream exploded"],
+      [503, { status: 503, json: { error: "overloaded" } }, '{"error":"overloaded"}'],
+    ].flatMap(([status, reply, text]) =>
+      (["/v1/chat/completions", "/v1/responses"] as const).map(
+        (path) => [status as number, path, reply as ScriptedReply, text as string] as const,
+      ),
+    ),
+  )("relays upstream status %i on %s with its body", async (status, path, reply, text) => {
     upstream.reply(reply);
 
-    const response = await post(appWith(), "/v1/chat/completions");
+    const request = path === "/v1/responses" ? JSON.stringify(responsesConversation()) : body;
+    const response = await post(appWith(), path, { body: request });
 
     expect(response.status).toBe(status);
     expect(await response.text()).toBe(text);
-    expect(upstream.requests.map((request) => request.url)).toEqual(["/v1/chat/completions"]);
+    expect(upstream.requests.map((request) => request.url)).toEqual([path]);
   });
 
   it("answers 502 without the upstream URL when the upstream resets the connection", async () => {
@@ -312,5 +325,99 @@ describe("proxy routes in process", () => {
     const after = Number(response.headers.get("x-context-guru-tokens-after"));
     expect(after).toBeLessThan(before);
     expect(response.headers.get("content-length")).toBeNull();
+  });
+
+  describe("POST /v1/responses", () => {
+    const responses = JSON.stringify(responsesConversation());
+    const postResponses = (app: Hono, init: RequestInit = {}) =>
+      post(app, "/v1/responses", { body: responses, ...init });
+
+    it("answers 200 with the final response after an expand round, and says so in headers", async () => {
+      upstream.reply(
+        responsesJson([{ type: "call", ...expandCall(MASKED_ID) }], { id: "resp_a" }),
+        responsesJson([{ type: "text", text: "done" }], { id: "resp_b" }),
+      );
+
+      const response = await postResponses(appWith(), {
+        headers: { "x-context-guru-session": "r-200" },
+      });
+
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ id: "resp_b", output: [{ type: "message" }] });
+      expect(response.headers.get("x-context-guru-expand-rounds")).toBe("1");
+      expect(response.headers.get("x-context-guru-session")).toBe("r-200");
+      const before = Number(response.headers.get("x-context-guru-tokens-before"));
+      expect(Number(response.headers.get("x-context-guru-tokens-after"))).toBeLessThan(before);
+      expect(upstream.requests.map((request) => request.url)).toEqual([
+        "/v1/responses",
+        "/v1/responses",
+      ]);
+      expect(
+        (upstream.requests[1]?.json as { input?: unknown[] } | undefined)?.input?.at(-1),
+      ).toEqual({
+        type: "function_call_output",
+        call_id: `call_${MASKED_ID}`,
+        output: toolOutput(0),
+      });
+    });
+
+    it("answers 400 for a body that is not UTF-8, without calling the upstream", async () => {
+      const response = await postResponses(appWith(), { body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ error: "request body is not valid UTF-8" });
+      expect(upstream.requests).toHaveLength(0);
+    });
+
+    it("forwards a body that is not JSON as it is and relays the upstream's 400", async () => {
+      const error = { error: { message: "We could not parse the JSON body of your request." } };
+      upstream.reply({ status: 400, json: error });
+
+      const response = await postResponses(appWith(), { body: "{oops" });
+
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual(error);
+      expect(upstream.requests[0]?.body).toBe("{oops");
+    });
+
+    it("answers 401 without the service token when a gateway key is configured", async () => {
+      const app = appWith({
+        auth: { token: "proxy-token-0123456789abcdef" },
+        upstream: {
+          openai: { base_url: `http://127.0.0.1:${upstream.port}/v1`, api_key: "sk-gateway" },
+        },
+      });
+
+      const response = await postResponses(app);
+
+      expect(response.status).toBe(401);
+      expect(upstream.requests).toHaveLength(0);
+    });
+
+    it("answers 413 over the body limit without calling the upstream", async () => {
+      const response = await postResponses(appWith({ limits: { body_bytes: 100 } }));
+
+      expect(response.status).toBe(413);
+      expect(await response.json()).toEqual({ error: "request body exceeds 100 bytes" });
+      expect(upstream.requests).toHaveLength(0);
+    });
+
+    it("answers 502 without the upstream URL when the upstream resets the connection", async () => {
+      upstream.reply({ reset: true });
+
+      const response = await postResponses(appWith());
+
+      expect(response.status).toBe(502);
+      expect(await response.text()).toBe('{"error":"upstream connection failed"}');
+    });
+
+    it("answers 504 when no response starts within the first-byte timeout", async () => {
+      upstream.reply({ delay: new Promise<void>(() => {}) });
+
+      const response = await postResponses(appWith({ upstream: { first_byte_timeout_ms: 50 } }));
+
+      expect(response.status).toBe(504);
+      expect(await response.text()).toBe('{"error":"upstream sent no response within 50 ms"}');
+    });
   });
 });

@@ -8,7 +8,12 @@ import {
   openaiEvents,
   openaiJson,
 } from "./model-replies.js";
-import { anthropicConversation, openaiConversation } from "./proxy-harness.js";
+import {
+  anthropicConversation,
+  openaiConversation,
+  responsesConversation,
+} from "./proxy-harness.js";
+import { type ItemSpec, responsesReply } from "./responses-replies.js";
 import type { ScriptedReply } from "./scripted-upstream.js";
 
 /** What the scripted server says it served from its prompt cache. */
@@ -17,13 +22,14 @@ export interface Served {
   readonly prompt: number;
 }
 
-export type UsageProvider = "openai" | "anthropic";
+export type UsageProvider = "openai" | "anthropic" | "responses";
 
 /**
  * A final answer whose usage reports `served`, as each provider spells it: Chat Completions
  * `prompt_tokens_details.cached_tokens` (streamed: a last chunk of usage, as with
  * `stream_options.include_usage`), Anthropic `cache_read_input_tokens` beside the uncached
- * `input_tokens` (streamed: in `message_start`). With `calls`, the answer is those tool calls alone.
+ * `input_tokens` (streamed: in `message_start`), Responses `input_tokens_details.cached_tokens`
+ * (streamed: in `response.completed`). With `calls`, the answer is those tool calls alone.
  */
 export function servedReply(
   provider: UsageProvider,
@@ -32,6 +38,15 @@ export function servedReply(
   calls: readonly CallSpec[] = [],
 ): ScriptedReply {
   const text = "Looked at it.";
+  if (provider === "responses") {
+    const items: ItemSpec[] =
+      calls.length > 0
+        ? calls.map((call) => ({ type: "call" as const, ...call }))
+        : [{ type: "text", text }];
+    return responsesReply(streaming, items, {
+      usage: { input: served.prompt, cached: served.cached },
+    });
+  }
   if (provider === "openai") {
     const usage = {
       prompt_tokens: served.prompt,
@@ -96,6 +111,18 @@ export function anthropicTurns(turns: number): Anthropic.MessageCreateParamsNonS
   const body = anthropicConversation();
   for (let turn = 0; turn < turns; turn++) {
     body.messages.push(
+      { role: "assistant", content: `Answer ${turn}.` },
+      { role: "user", content: `Question ${turn + 1}?` },
+    );
+  }
+  return body;
+}
+
+export function responsesTurns(turns: number): OpenAI.Responses.ResponseCreateParamsNonStreaming {
+  const body = responsesConversation();
+  const input = body.input as OpenAI.Responses.ResponseInputItem[];
+  for (let turn = 0; turn < turns; turn++) {
+    input.push(
       { role: "assistant", content: `Answer ${turn}.` },
       { role: "user", content: `Question ${turn + 1}?` },
     );

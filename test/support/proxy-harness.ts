@@ -3,6 +3,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import OpenAI from "openai";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createApp } from "../../src/app.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import type { BailReason, ProxyEvents } from "../../src/proxy/events.js";
@@ -93,6 +94,43 @@ export async function startHarness(
   };
 }
 
+/**
+ * A harness for the enclosing describe block: started before its tests, reset before each, closed
+ * after them. `current` is the running harness.
+ */
+export function sharedHarness(): { readonly current: Harness } {
+  const shared: { current?: Harness } = {};
+  const current = () => {
+    if (shared.current === undefined) throw new Error("the harness starts in beforeAll");
+    return shared.current;
+  };
+  beforeAll(async () => {
+    shared.current = await startHarness();
+  });
+  afterAll(() => current().close());
+  beforeEach(() => current().reset());
+  return {
+    get current() {
+      return current();
+    },
+  };
+}
+
+/**
+ * Request options giving each call a session of its own (`PREFIX-N`), so what one test expanded
+ * stays out of the next; its first request meets a cold cache, so its older outputs are masked
+ * (§4a).
+ */
+export function coldSessions(prefix: string): () => { headers: Record<string, string> } {
+  let sessions = 0;
+  return () => ({
+    headers: {
+      "x-context-guru-session": `${prefix}-${++sessions}`,
+      "x-context-guru-cache": "cold",
+    },
+  });
+}
+
 /** A large, distinct tool output (well over mask's 100-token floor). */
 export function toolOutput(index: number): string {
   return Array.from(
@@ -144,6 +182,39 @@ export function openaiConversation(): OpenAI.ChatCompletionCreateParamsNonStream
           description: "Run a shell command",
           parameters: { type: "object", properties: { command: { type: "string" } } },
         },
+      },
+    ],
+  };
+}
+
+/** The same conversation as a Responses request: `input` items, the flat `bash` tool. */
+export function responsesConversation(): OpenAI.Responses.ResponseCreateParamsNonStreaming {
+  const input: OpenAI.Responses.ResponseInputItem[] = [
+    { type: "message", role: "user", content: "Find the bug in the modules." },
+  ];
+  for (let index = 0; index < COUNT; index++) {
+    const id = `call_bash_${index}`;
+    input.push(
+      {
+        type: "function_call",
+        call_id: id,
+        name: "bash",
+        arguments: JSON.stringify({ command: `cat m${index}.py` }),
+      },
+      { type: "function_call_output", call_id: id, output: toolOutput(index) },
+    );
+  }
+  return {
+    model: "gpt-test",
+    instructions: "You are a coding agent.",
+    input,
+    tools: [
+      {
+        type: "function",
+        name: "bash",
+        description: "Run a shell command",
+        parameters: { type: "object", properties: { command: { type: "string" } } },
+        strict: false,
       },
     ],
   };
