@@ -27,8 +27,8 @@ export const failedRun = {
     }
     const picked: Selection[] = [];
     for (const { output, run } of runs) {
-      if (run === undefined || !run.failed) continue;
-      if (lastOfTarget.get(run.target) === output.index) continue;
+      if (run === undefined || lastOfTarget.get(run.target) === output.index) continue;
+      if (!run.failed) continue;
       if (!context.mayChange(output.index)) continue;
       if (!context.atLeastTokens(output.text, options.min_tokens)) continue;
       picked.push({ index: output.index });

@@ -110,15 +110,28 @@ export function detectRun(output: ToolOutput): TestRun | undefined {
   const known = detected.get(output.text)?.get(key);
   if (known !== undefined) return known ?? undefined;
   const found = command === undefined ? signatureRun(output.text) : commandRun(command);
-  const run =
-    found === undefined
-      ? undefined
-      : { ...found, failed: output.isError || runFailed(output.text) };
+  const run = found === undefined ? undefined : withOutcome(found, output);
   // A new map, so the memo accounts for its size as it grows.
   const byCommand = new Map(detected.get(output.text));
   byCommand.set(key, run ?? null);
   detected.set(output.text, byCommand);
   return run;
+}
+
+/**
+ * `found` with whether the run failed, read from the output only when asked: a run that is the
+ * last of its target is never asked, and reading a multi-megabyte log for every failure pattern
+ * is a pass over it per pattern.
+ */
+function withOutcome(found: { family: string; target: string }, output: ToolOutput): TestRun {
+  let failed: boolean | undefined;
+  return {
+    ...found,
+    get failed() {
+      failed ??= output.isError || runFailed(output.text);
+      return failed;
+    },
+  };
 }
 
 export function runFailed(text: string): boolean {
