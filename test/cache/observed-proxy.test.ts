@@ -42,37 +42,31 @@ async function send(
       ...(cache ? { "x-context-guru-cache": cache } : {}),
     },
   };
+  const { data, response } = await create(harness, provider, streaming, turns, options);
+  // A stream is read to its end: its usage arrives last.
+  if (streaming) for await (const _event of data as AsyncIterable<unknown>);
+  return response.headers;
+}
+
+/** The harness conversation after `turns` exchanges, sent with the provider's official client. */
+function create(
+  harness: Harness,
+  provider: UsageProvider,
+  stream: boolean,
+  turns: number,
+  options: { headers: Record<string, string> },
+): Promise<{ data: unknown; response: Response }> {
   if (provider === "responses") {
-    const client = openaiClient(harness);
-    const body = responsesTurns(turns);
-    if (!streaming)
-      return (await client.responses.create(body, options).withResponse()).response.headers;
-    const { data, response } = await client.responses
-      .create({ ...body, stream: true }, options)
-      .withResponse();
-    for await (const _event of data);
-    return response.headers;
+    const body = { ...responsesTurns(turns), stream };
+    return openaiClient(harness).responses.create(body, options).withResponse();
   }
   if (provider === "openai") {
-    const client = openaiClient(harness);
-    const body = openaiTurns(turns);
-    if (!streaming)
-      return (await client.chat.completions.create(body, options).withResponse()).response.headers;
-    const { data, response } = await client.chat.completions
-      .create({ ...body, stream: true, stream_options: { include_usage: true } }, options)
-      .withResponse();
-    for await (const _chunk of data);
-    return response.headers;
+    const usage = stream ? { stream_options: { include_usage: true } } : {};
+    const body = { ...openaiTurns(turns), stream, ...usage };
+    return openaiClient(harness).chat.completions.create(body, options).withResponse();
   }
-  const client = anthropicClient(harness);
-  const body = anthropicTurns(turns);
-  if (!streaming)
-    return (await client.messages.create(body, options).withResponse()).response.headers;
-  const { data, response } = await client.messages
-    .create({ ...body, stream: true }, options)
-    .withResponse();
-  for await (const _event of data);
-  return response.headers;
+  const body = { ...anthropicTurns(turns), stream };
+  return anthropicClient(harness).messages.create(body, options).withResponse();
 }
 
 /** The session's latest observation once the one for the request at `at` is recorded. */
