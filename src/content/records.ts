@@ -142,11 +142,17 @@ export function notableRow(header: string, row: string): boolean {
 
 const STATUS_HEADER = /^(?:status|phase|state|health|ready|condition|result)$/i;
 
+/** The last header read, and its status-like columns: every row of a table asks for them. */
+let lastHeader: { readonly header: string; readonly columns: readonly number[] } | undefined;
+
 /** Indexes of the header's status-like columns. */
-function statusColumns(header: string): number[] {
-  return headerCells(header)
+function statusColumns(header: string): readonly number[] {
+  if (lastHeader?.header === header) return lastHeader.columns;
+  const columns = headerCells(header)
     .map((cell, index) => (STATUS_HEADER.test(cell.trim()) ? index : -1))
     .filter((index) => index >= 0);
+  lastHeader = { header, columns };
+  return columns;
 }
 
 function headerCells(header: string): string[] {
