@@ -90,7 +90,8 @@ export const descriptions: Readonly<Record<string, string>> = {
     "Where a context-budget event clears to, as a share of `cache.context_budget_tokens`; an event that cannot clear to it (or by the room between it and the budget) is not taken, so the budget never breaks every turn.",
   inject_expand:
     "Inject the `context_guru_expand` tool: `auto` (when the request has tools, carries markers and the store persists), `always`, `never`.",
-  "upstream.openai.base_url": "OpenAI-compatible upstream of `POST /v1/chat/completions`.",
+  "upstream.openai.base_url":
+    "OpenAI-compatible upstream of `POST /v1/chat/completions` (`/chat/completions`) and `POST /v1/responses` (`/responses`).",
   "upstream.openai.api_key":
     "Gateway key sent upstream instead of the client's credentials; requires `auth.token` on the route.",
   "upstream.anthropic.base_url": "Anthropic-compatible upstream of `POST /v1/messages`.",

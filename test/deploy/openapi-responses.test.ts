@@ -8,6 +8,7 @@ import { markerIds } from "../../src/expand/markers.js";
 import { Lifecycle } from "../../src/lifecycle/lifecycle.js";
 import { createStore } from "../../src/store/create.js";
 import { anthropicBody, MASKABLE_OUTPUTS, openaiBody } from "../support/bodies.js";
+import { responsesConversation } from "../support/proxy-harness.js";
 import { OpenapiValidator } from "./openapi-validator.js";
 
 const validator = new OpenapiValidator();
@@ -34,6 +35,27 @@ const anthropicMessage = {
 };
 const sse =
   'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"Fixed."}}]}\n\ndata: [DONE]\n\n';
+const responseObject = {
+  id: "resp_1",
+  object: "response",
+  status: "completed",
+  model: "gpt-test",
+  output: [
+    {
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Fixed.", annotations: [] }],
+    },
+  ],
+  usage: { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1 },
+};
+const responseEvents = [
+  { type: "response.output_text.delta", item_id: "msg_1", output_index: 0, delta: "Fixed." },
+  { type: "response.completed", response: responseObject },
+]
+  .map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+  .join("");
 
 /** A scripted upstream chosen by the request's `model`. */
 const upstream: typeof fetch = async (_input, init) => {
@@ -57,6 +79,10 @@ const upstream: typeof fetch = async (_input, init) => {
       return new Response(sse, { headers: { "content-type": "text/event-stream" } });
     case "claude":
       return json(anthropicMessage);
+    case "responses":
+      return json(responseObject);
+    case "responses-stream":
+      return new Response(responseEvents, { headers: { "content-type": "text/event-stream" } });
     default:
       return json(chatCompletion);
   }
@@ -100,6 +126,8 @@ const json = (body: string, headers: Record<string, string> = {}): RequestInit =
 });
 const chat = (model: string, extra: Record<string, unknown> = {}) =>
   json(openaiBody(["short output"], { model, ...extra }));
+const responses = (model: string) =>
+  json(JSON.stringify({ ...responsesConversation(), model, stream: model.endsWith("stream") }));
 
 interface Case {
   readonly method: string;
@@ -239,6 +267,21 @@ describe.each(transports)("real responses validate against openapi.yaml (%s)", (
       init: json(anthropicBody(["short output"], { model: "unreachable", max_tokens: 10 })),
       status: 502,
     },
+    ...(
+      [
+        ["responses", 200],
+        ["responses-stream", 200],
+        ["limited", 429],
+        ["unreachable", 502],
+        ["silent", 504],
+      ] as const
+    ).map(([model, status]) => ({
+      method: "POST",
+      path: "/v1/responses",
+      url: "/v1/responses",
+      init: responses(model),
+      status,
+    })),
     { method: "GET", path: "/livez", url: "/livez", status: 200 },
     { method: "GET", path: "/healthz", url: "/healthz", status: 200 },
     { method: "GET", path: "/readyz", url: "/readyz", status: 200 },
@@ -274,7 +317,7 @@ describe.each(transports)("real responses validate against openapi.yaml (%s)", (
     expect(await validator.check(method, path, response)).toEqual([]);
   });
 
-  it.each(["/v1/chat/completions", "/v1/messages"])(
+  it.each(["/v1/chat/completions", "/v1/messages", "/v1/responses"])(
     "POST %s with a gateway key and without auth.token → documented 401",
     async (path) => {
       const response = await relaying(path, json(openaiBody(outputs)));
@@ -288,6 +331,7 @@ describe.each(transports)("real responses validate against openapi.yaml (%s)", (
     ["POST", "/compact"],
     ["GET", "/metrics"],
     ["POST", "/v1/messages"],
+    ["POST", "/v1/responses"],
   ])("%s %s while draining → documented 503", async (method, path) => {
     const init = method === "POST" ? json(openaiBody(outputs)) : { method };
     const response = await draining(path, init);
