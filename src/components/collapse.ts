@@ -1,7 +1,7 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
 import { markedPhrase } from "./marked-phrase.js";
-import { collapseRecords } from "./record-collapse.js";
+import { collapseJsonItems, collapseRecords } from "./record-collapse.js";
 
 /**
  * Offload: an output over `max_tokens` keeps its first `head_lines` and last `tail_lines` lines;
@@ -11,7 +11,8 @@ import { collapseRecords } from "./record-collapse.js";
  * is the fact the agent asked for (§5 Fidelity): it is collapsed only over `max_fact_tokens`; a
  * table or YAML document by whole records (record-collapse.ts: the first and last records within
  * `head_lines` and `tail_lines`, every record with an error or a status that is not normal, a
- * count where records were left out), and one JSON document never (smartcrush, mask).
+ * count where records were left out), and one JSON document by whole items of its array
+ * (collapseJsonItems) or not at all.
  */
 export const collapse = {
   name: "collapse",
@@ -25,10 +26,12 @@ export const collapse = {
     const omitted = lines.length - options.head_lines - options.tail_lines;
     if (omitted <= 0) return undefined;
     const { contentClass } = output;
-    // One JSON document is shortened only by whole items (smartcrush) or masked whole.
-    if (contentClass === "json") return undefined;
     const budget = isFactClass(contentClass) ? options.max_fact_tokens : options.max_tokens;
     if (!context.atLeastTokens(text, budget + 1)) return undefined;
+    if (contentClass === "json") {
+      const shown = collapseJsonItems(text, options.head_lines, options.tail_lines);
+      return shown && markedPhrase(shown, context.marker(text));
+    }
     if (contentClass === "yaml" || contentClass === "table") {
       const marker = context.marker(text);
       const kept = collapseRecords(

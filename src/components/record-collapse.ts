@@ -1,3 +1,4 @@
+import { itemsOfJson, showItems } from "../content/json-outline.js";
 import { notableRecord, notableRow, recordsOf } from "../content/records.js";
 
 /**
@@ -58,4 +59,50 @@ export function collapseRecords(
   flush();
   kept.push(...lines.slice(end));
   return kept;
+}
+
+/**
+ * One JSON document shortened by whole items of its array (content/json-outline.ts: the root
+ * array, or the one its root object holds): the first items within `headLines` lines, every
+ * notable item, the last items within `tailLines` lines, each as spelled, then the count
+ * `[k of n items shown]` (smartcrush's). An item on one line counts as one. Undefined when the
+ * document has no such array or none would be left out.
+ */
+export function collapseJsonItems(
+  text: string,
+  headLines: number,
+  tailLines: number,
+): string | undefined {
+  const array = itemsOfJson(text, 2);
+  if (array === undefined) return undefined;
+  const { items } = array;
+  const keep = new Array<boolean>(items.length).fill(false);
+  const linesOf = (at: number) => {
+    const { start, end } = items[at] as { start: number; end: number };
+    let lines = 1;
+    for (let newline = text.indexOf("\n", start); newline >= 0 && newline < end; ) {
+      lines++;
+      newline = text.indexOf("\n", newline + 1);
+    }
+    return lines;
+  };
+  let budget = headLines;
+  for (let at = 0; at < items.length; at++) {
+    const lines = linesOf(at);
+    if (lines > budget) break;
+    keep[at] = true;
+    budget -= lines;
+  }
+  budget = tailLines;
+  for (let at = items.length - 1; at >= 0; at--) {
+    const lines = linesOf(at);
+    if (lines > budget) break;
+    keep[at] = true;
+    budget -= lines;
+  }
+  return showItems(
+    text,
+    array,
+    (item, at) => keep[at] === true || notableRecord(text.slice(item.start, item.end)),
+  );
 }

@@ -1,5 +1,7 @@
+import { mayBeJsonDocument } from "../content/json-limit.js";
+import { itemsOfJson, showItems } from "../content/json-outline.js";
 import { notableRecord } from "../content/records.js";
-import type { OutputComponent } from "../pipeline/types.js";
+import type { ComponentContext, OptionsOf, OutputComponent } from "../pipeline/types.js";
 import { type JsonDocument, parseJsonDocument } from "./json-document.js";
 import { containerMembers, type JsonMember, joinTokens } from "./json-tokens.js";
 import { markedPhrase } from "./marked-phrase.js";
@@ -27,6 +29,7 @@ export const smartcrush = {
   scope: "output",
   reachesBack: false,
   reduce(output, options, context) {
+    if (!mayBeJsonDocument(output.text)) return crushOutlined(output.text, options, context);
     const document = parseJsonDocument(output.text);
     if (document === undefined) return undefined;
     const target = crushable(document, options.min_items);
@@ -68,4 +71,29 @@ function crushable(document: JsonDocument, minItems: number): Crushable | undefi
 
 function itemText(document: JsonDocument, item: JsonMember): string {
   return joinTokens(document.text, document.tokens.slice(item.first, item.end));
+}
+
+/**
+ * A document too long to parse (content/json-limit.ts), crushed from its outline
+ * (content/json-outline.ts): the same items are kept, each with its own spelling, whitespace
+ * inside it included, so the kept part is exactly as valid as the received document.
+ */
+function crushOutlined(
+  text: string,
+  options: OptionsOf<"smartcrush">,
+  context: ComponentContext,
+): string | undefined {
+  const array = itemsOfJson(text, options.min_items);
+  if (array === undefined) return undefined;
+  if (!context.atLeastTokens(text, options.min_tokens)) return undefined;
+  const n = array.items.length;
+  const shown = showItems(
+    text,
+    array,
+    (item, position) =>
+      position < options.keep_first ||
+      position >= n - options.keep_last ||
+      notableRecord(text.slice(item.start, item.end)),
+  );
+  return shown && markedPhrase(shown, context.marker(text));
 }

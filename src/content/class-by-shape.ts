@@ -1,6 +1,7 @@
 import { cleanText } from "../components/textclean.js";
 import type { ContentClass } from "./content-class.js";
 import { mayBeJsonDocument } from "./json-limit.js";
+import { outlineJson } from "./json-outline.js";
 import { isTableShape, isYamlShape } from "./structured-shape.js";
 
 /**
@@ -83,7 +84,8 @@ function isDiff(lines: readonly string[]): boolean {
 }
 
 function isJsonDocument(text: string): boolean {
-  if (!mayBeJsonDocument(text)) return false;
+  // A document too long to parse is told by its outline.
+  if (!mayBeJsonDocument(text)) return outlineJson(text) !== undefined;
   const trimmed = text.trim();
   const first = trimmed[0];
   const last = trimmed[trimmed.length - 1];

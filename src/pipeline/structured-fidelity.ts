@@ -1,4 +1,5 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
+import { outlineJson } from "../content/json-outline.js";
 import { notableRecord, notableRow, recordsOf } from "../content/records.js";
 import type { FidelityViolation } from "./fidelity.js";
 
@@ -24,6 +25,7 @@ export function checkStructured(
 const SHOWN = /\s*\[(\d+) of (\d+) items shown\]\s*$/;
 
 function checkJson(original: string, lines: readonly string[]): FidelityViolation | undefined {
+  if (!mayBeJsonDocument(original)) return checkOutlined(original, lines);
   const received = parsed(original);
   if (received === undefined) return undefined;
   const text = lines.join("\n");
@@ -43,6 +45,20 @@ function parsed(text: string): { value: unknown } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The same rule for a document too long to parse, by its outline (content/json-outline.ts): the
+ * text before the count is still one JSON document, with fewer items than it counts; without a
+ * count the document comes back as it was received.
+ */
+function checkOutlined(original: string, lines: readonly string[]): FidelityViolation | undefined {
+  if (outlineJson(original) === undefined) return undefined;
+  const text = lines.join("\n");
+  const shown = SHOWN.exec(text);
+  if (!shown) return text.trim() === original.trim() ? undefined : "json_broken";
+  if (outlineJson(text.slice(0, shown.index)) === undefined) return "json_broken";
+  return Number(shown[1]) < Number(shown[2]) ? undefined : "json_broken";
 }
 
 const NOTE = /^\s*\u2026.*\b[1-9]\d*\b/;
