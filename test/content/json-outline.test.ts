@@ -77,9 +77,9 @@ describe("a JSON document over the parsed length", () => {
   });
 
   it("keeps its json class, so no component folds it line by line", () => {
-    expect(classifyOutput(huge, { name: "Bash", input: { command: "curl -s api/pods" } })).toBe(
-      "json",
-    );
+    expect(
+      classifyOutput(huge, { id: "c1", name: "Bash", input: { command: "curl -s api/pods" } }),
+    ).toBe("json");
     // JSON lines are many documents: text to the pipeline, not one document.
     const lines = Array.from({ length: 30_000 }, (_, n) => JSON.stringify({ n, msg: "ok" }));
     expect(classifyOutput(lines.join("\n"), undefined)).not.toBe("json");
