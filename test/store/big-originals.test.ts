@@ -154,6 +154,22 @@ describe("markers that acted as off", () => {
   }, 60_000);
 });
 
+describe("an output over an eighth of the store but within the body limit", () => {
+  it("is kept whole by default and rehydrates byte for byte", async () => {
+    // As k8s/base against a 24 MB log, scaled down: a 1 MB output, a store of 4 MiB (an eighth:
+    // 512 KiB) and a body limit of 2 MiB. A session's default share is the body limit.
+    const input = bigBody(MB);
+    const { output, back } = await roundTrip(input, {
+      store: { max_bytes: 4 * 1024 * 1024, max_entry_bytes: 256 * 1024 },
+      limits: { ...SLOW.limits, body_bytes: 2 * 1024 * 1024 },
+    });
+    expect(output.length).toBeLessThan(input.length / 20);
+    expect(output).not.toContain("the original could not be kept");
+    expect(markerIds(output).length).toBeGreaterThan(0);
+    expect(back).toBe(input);
+  }, 60_000);
+});
+
 describe("an original the store cannot take", () => {
   it("is cut one-way with a visible note when over the session quota", async () => {
     // One session may hold 1 MiB; the 3 MB output's original cannot be kept.
