@@ -18,20 +18,28 @@ export function ambiguousRecords(
   const { received, current, stashedAs, reformatted } = state;
   const ambiguous = new Set<number>();
   // Records are scoped to the message that holds them (session/records.ts), so a text claims
-  // an original only within its message: outputs of different messages never collide.
-  const claims = new Map<string, number>();
-  const claim = (message: number, text: string) => `${message}\u0000${text}`;
+  // an original only within its message: outputs of different messages never collide. Claims
+  // are found by text, then by message; a string whose length no claim has is not looked up.
+  const claims = new Map<string, Map<number, number>>();
+  const lengths = new Set<number>();
   const messageOf = (index: number) => transcript.outputs[index]?.messageIndex ?? -1;
   reformatted.forEach((text, index) => {
     if (text === undefined) return;
-    const key = claim(messageOf(index), text);
-    const owner = claims.get(key);
-    if (owner === undefined) claims.set(key, index);
+    const message = messageOf(index);
+    let byMessage = claims.get(text);
+    if (byMessage === undefined) {
+      byMessage = new Map();
+      claims.set(text, byMessage);
+      lengths.add(text.length);
+    }
+    const owner = byMessage.get(message);
+    if (owner === undefined) byMessage.set(message, index);
     else if (received[owner] !== received[index]) ambiguous.add(index);
   });
   if (claims.size === 0) return ambiguous;
   const misleads = (message: number, text: string | undefined, original: string) => {
-    const owner = text === undefined ? undefined : claims.get(claim(message, text));
+    if (text === undefined || !lengths.has(text.length)) return;
+    const owner = claims.get(text)?.get(message);
     if (owner !== undefined && received[owner] !== original) ambiguous.add(owner);
   };
   let output = 0;
