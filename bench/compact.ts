@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import type { BenchPricing, Mode } from "./bench-app.js";
 import type { BenchBody } from "./bench-body.js";
 import { generateCorpus } from "./corpus/generate.js";
-import { type CostResult, measureCost, replaySessions } from "./cost.js";
+import { type CostResult, measureCost, replaySessions, responsesSessions } from "./cost.js";
 import { loadCorpus } from "./load-corpus.js";
 import { type ModeResult, measureMode } from "./measure-mode.js";
 import { PromptTokens } from "./prompt-tokens.js";
@@ -92,12 +92,21 @@ async function main(): Promise<void> {
   const pricings = (values.pricings?.split(",").map((name) => name.trim()) ?? [undefined]).map(
     (name) => (name === undefined ? undefined : pricingOf(name)),
   );
+  // The chat sessions again in the Responses shape, reported beside the corpus as captured.
+  const replays = [
+    { sessionsOf: "the corpus as captured", sessions },
+    { sessionsOf: "its chat sessions in Responses form", sessions: responsesSessions(sessions) },
+  ].filter((replay) => replay.sessions.length > 0);
   const costs: CostResult[] = [];
   const prompts = new PromptTokens();
   for (const mode of modes as Mode[]) {
     for (const preset of presets) {
       for (const pricing of pricings) {
-        costs.push(await measureCost(sessions, mode, preset, prompts, pricing));
+        for (const replay of replays) {
+          costs.push(
+            await measureCost(replay.sessions, mode, preset, prompts, pricing, replay.sessionsOf),
+          );
+        }
       }
     }
   }

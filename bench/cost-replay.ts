@@ -109,6 +109,7 @@ export interface Totals {
 
 export interface SessionCost {
   readonly name: string;
+  readonly provider: Provider;
   readonly turns: number;
   readonly compacted: Totals;
   readonly bypass: Totals;
@@ -167,6 +168,7 @@ export async function replayCost(
     }
     results.push({
       name: session.name,
+      provider: session.provider,
       turns: session.turns.length,
       compacted,
       bypass,
@@ -175,13 +177,6 @@ export async function replayCost(
       warmTurns,
     });
   }
-  const sum = (pick: (cost: SessionCost) => Totals): Totals => {
-    const totals = emptyTotals();
-    for (const key of Object.keys(totals) as (keyof Totals)[]) {
-      totals[key] = results.reduce((total, cost) => total + pick(cost)[key], 0);
-    }
-    return totals;
-  };
   const announced: Record<string, number> = {};
   for (const cost of results) {
     for (const [reason, count] of Object.entries(cost.announced)) {
@@ -191,12 +186,46 @@ export async function replayCost(
   return {
     schedule,
     sessions: results,
-    compacted: sum((cost) => cost.compacted),
-    bypass: sum((cost) => cost.bypass),
+    compacted: sumTotals(results, (cost) => cost.compacted),
+    bypass: sumTotals(results, (cost) => cost.bypass),
     breaks: results.reduce((total, cost) => total + cost.breaks, 0),
     announced,
     warmTurns: results.reduce((total, cost) => total + cost.warmTurns, 0),
   };
+}
+
+/** One wire format's sessions of a schedule's replay, summed. */
+export interface ShapeCost {
+  readonly provider: Provider;
+  readonly sessions: number;
+  readonly compacted: Totals;
+  readonly bypass: Totals;
+  readonly breaks: number;
+  readonly warmTurns: number;
+}
+
+/** A schedule's replay summed per wire format, in the order the formats first appear. */
+export function costByShape(cost: ScheduleCost): ShapeCost[] {
+  const providers = [...new Set(cost.sessions.map((session) => session.provider))];
+  return providers.map((provider) => {
+    const sessions = cost.sessions.filter((session) => session.provider === provider);
+    return {
+      provider,
+      sessions: sessions.length,
+      compacted: sumTotals(sessions, (session) => session.compacted),
+      bypass: sumTotals(sessions, (session) => session.bypass),
+      breaks: sessions.reduce((total, session) => total + session.breaks, 0),
+      warmTurns: sessions.reduce((total, session) => total + session.warmTurns, 0),
+    };
+  });
+}
+
+function sumTotals(sessions: readonly SessionCost[], pick: (cost: SessionCost) => Totals): Totals {
+  const totals = emptyTotals();
+  for (const key of Object.keys(totals) as (keyof Totals)[]) {
+    totals[key] = sessions.reduce((total, cost) => total + pick(cost)[key], 0);
+  }
+  return totals;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -3,9 +3,12 @@ import type { BenchBody } from "./bench-body.js";
 import { type ReplaySession, replayCost, SCHEDULES, type ScheduleCost } from "./cost-replay.js";
 import { finalCheckpoints } from "./metrics.js";
 import { PromptTokens } from "./prompt-tokens.js";
+import { responsesForm } from "./responses-shape.js";
 import { replayTurns } from "./turns.js";
 
 export interface CostResult {
+  /** Which sessions were replayed: the corpus as captured, or its chat sessions as Responses. */
+  readonly sessionsOf: string;
   readonly mode: Mode;
   readonly preset: string;
   /** `cache.pricing` of the service (the default: auto). */
@@ -25,6 +28,20 @@ export function replaySessions(bodies: readonly BenchBody[]): ReplaySession[] {
 }
 
 /**
+ * The chat sessions as an agent speaking the Responses API sends them: every turn in its
+ * Responses form (bench/responses-shape.ts), so both shapes replay the same conversations.
+ */
+export function responsesSessions(sessions: readonly ReplaySession[]): ReplaySession[] {
+  return sessions
+    .filter((session) => session.provider === "openai")
+    .map((session) => ({
+      name: `${session.name}:responses`,
+      provider: "responses",
+      turns: session.turns.map(responsesForm),
+    }));
+}
+
+/**
  * The session cost replay of SPEC §11 for one mode and preset: every schedule on a fresh
  * service, each session under its own key, cold turns sent with `x-context-guru-cache: cold`.
  */
@@ -34,6 +51,7 @@ export async function measureCost(
   preset: string | undefined,
   prompts = new PromptTokens(),
   pricing?: BenchPricing,
+  sessionsOf = "the corpus as captured",
 ): Promise<CostResult> {
   const schedules: ScheduleCost[] = [];
   for (const schedule of SCHEDULES) {
@@ -53,6 +71,7 @@ export async function measureCost(
     await app.close();
   }
   return {
+    sessionsOf,
     mode,
     preset: preset ?? "agent",
     pricing: typeof pricing === "object" ? JSON.stringify(pricing) : (pricing ?? "auto"),

@@ -3,11 +3,12 @@ import { isRecord } from "../src/wire/detect.js";
 import { scanBody } from "../src/wire/json-scan.js";
 import { messagesView } from "../src/wire/message-views.js";
 import { contentText } from "../src/wire/transcript.js";
-import type { Provider } from "../src/wire/types.js";
+import { conversationKey, type Provider } from "../src/wire/types.js";
 
 /**
  * The prompt a model server sees for a request body, as o200k_base tokens (SPEC §11): the tool
- * definitions, the system text, then each message as its role and what the model reads of it.
+ * definitions, the system text, then each message (Responses: item) as its role and what the
+ * model reads of it.
  * Each part is encoded on its own, as a chat template separates them with special tokens, so a
  * message that did not change keeps its tokens whatever follows it.
  */
@@ -16,15 +17,19 @@ export class PromptTokens {
 
   of(provider: Provider, text: string): number[] {
     const body: unknown = JSON.parse(text);
-    const scan = scanBody(text);
-    if (!isRecord(body) || !Array.isArray(body.messages) || !scan) {
-      throw new Error("body has no messages array");
+    const key = conversationKey(provider);
+    const scan = scanBody(text, key);
+    const conversation = isRecord(body) ? body[key] : undefined;
+    if (!isRecord(body) || !Array.isArray(conversation) || !scan) {
+      throw new Error(`body has no ${key} array`);
     }
     const parts: string[] = [];
     const tools = scan.members.get("tools");
     if (tools) parts.push(`[tools]\n${text.slice(tools.start, tools.end)}`);
-    if (body.system !== undefined) parts.push(`[system]\n${contentText(body.system)}`);
-    for (const message of messagesView(provider, body.messages, scan, text).messages) {
+    // Anthropic's `system`, a Responses body's `instructions`: the system text.
+    const system = body.system ?? body.instructions;
+    if (system !== undefined) parts.push(`[system]\n${contentText(system)}`);
+    for (const message of messagesView(provider, conversation, scan, text).messages) {
       parts.push(`[${message.role}]\n${message.text}`);
     }
     const tokens: number[] = [];

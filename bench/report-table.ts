@@ -1,5 +1,6 @@
+import type { Provider } from "../src/wire/types.js";
 import type { CostResult } from "./cost.js";
-import { change, type Schedule, worstSession } from "./cost-replay.js";
+import { change, costByShape, type Schedule, worstSession } from "./cost-replay.js";
 import type { ModeResult, PassSummary } from "./measure-mode.js";
 import type { Savings } from "./metrics.js";
 
@@ -122,7 +123,7 @@ export function renderCost(results: readonly CostResult[]): string {
   const blocks: string[] = [];
   for (const result of results) {
     blocks.push(
-      `\n== session cost against bypass: mode ${result.mode}, preset ${result.preset}, cache.pricing ${result.pricing} (${result.sessions} sessions, ${result.turns} turns) ==`,
+      `\n== session cost against bypass, ${result.sessionsOf}: mode ${result.mode}, preset ${result.preset}, cache.pricing ${result.pricing} (${result.sessions} sessions, ${result.turns} turns) ==`,
       table(
         [
           "schedule",
@@ -154,7 +155,34 @@ export function renderCost(results: readonly CostResult[]): string {
           ];
         }),
       ),
+      "",
+      table(
+        [
+          "schedule, by wire format",
+          "sessions",
+          "own pricing",
+          "serving",
+          "vLLM prefill",
+          "breaks",
+        ],
+        result.schedules.flatMap((cost) =>
+          costByShape(cost).map((shape) => [
+            `${SCHEDULE_LABELS[cost.schedule]}: ${SHAPE_LABELS[shape.provider]}`,
+            String(shape.sessions),
+            signed(change(shape.compacted.own, shape.bypass.own)),
+            signed(change(shape.compacted.serving, shape.bypass.serving)),
+            signed(change(shape.compacted.vllm, shape.bypass.vllm)),
+            `${shape.breaks} of ${shape.warmTurns}`,
+          ]),
+        ),
+      ),
     );
   }
   return blocks.join("\n");
 }
+
+const SHAPE_LABELS: Readonly<Record<Provider, string>> = {
+  openai: "chat completions",
+  anthropic: "anthropic messages",
+  responses: "responses",
+};

@@ -1,6 +1,7 @@
 import type { MessagesView, MessageView } from "../pipeline/types.js";
 import { isRecord } from "./detect.js";
 import type { BodyScan } from "./json-scan.js";
+import { isMessage, itemText } from "./responses.js";
 import { contentText } from "./transcript.js";
 import type { Provider } from "./types.js";
 
@@ -15,7 +16,8 @@ export function replacesMessages(provider: Provider): boolean {
 }
 
 /**
- * The messages of a request for messages-scoped components: each message's role, a text
+ * The messages (Responses: items) of a request for messages-scoped components and the cost
+ * replay's prompt rendering: each message's role, a text
  * rendering of what the model reads, the tool calls it makes and answers, and the raw JSON of
  * any run of messages (from the scan's element spans, so it is exactly the client's bytes).
  */
@@ -25,7 +27,7 @@ export function messagesView(
   scan: BodyScan,
   text: string,
 ): MessagesView {
-  const render = provider === "anthropic" ? anthropicView : openaiView;
+  const render = RENDERERS[provider];
   return {
     messages: messages.map((message, index) => render(message, index)),
     raw(from, to) {
@@ -86,3 +88,34 @@ function anthropicView(message: unknown, index: number): MessageView {
   }
   return { index, role, text: parts.join("\n"), callIds, resultIds };
 }
+
+/**
+ * A Responses item as the model reads it: a message item as its role and text, a call as the
+ * assistant's `call NAME(ARGUMENTS)`, a call's output as a `tool` turn; a reasoning item or any
+ * other item shows nothing readable (its role is its type).
+ */
+function responsesView(item: unknown, index: number): MessageView {
+  if (!isRecord(item)) return { index, role: "", text: "", callIds: [], resultIds: [] };
+  const callId = typeof item.call_id === "string" ? [item.call_id] : [];
+  if (isMessage(item)) {
+    const role = typeof item.role === "string" ? item.role : "";
+    return { index, role, text: itemText(item), callIds: [], resultIds: [] };
+  }
+  if (item.type === "function_call" || item.type === "custom_tool_call") {
+    const args = item.type === "function_call" ? item.arguments : item.input;
+    const text = `call ${String(item.name)}(${typeof args === "string" ? args : ""})`;
+    return { index, role: "assistant", text, callIds: callId, resultIds: [] };
+  }
+  if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
+    const { output } = item;
+    const text = Array.isArray(output) ? itemText({ content: output }) : String(output ?? "");
+    return { index, role: "tool", text, callIds: [], resultIds: callId };
+  }
+  return { index, role: String(item.type), text: "", callIds: [], resultIds: [] };
+}
+
+const RENDERERS: Readonly<Record<Provider, (message: unknown, index: number) => MessageView>> = {
+  openai: openaiView,
+  anthropic: anthropicView,
+  responses: responsesView,
+};

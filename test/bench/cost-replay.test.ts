@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { CacheModel, coldTurn, replayCost } from "../../bench/cost-replay.js";
+import { responsesSessions } from "../../bench/cost.js";
+import { CacheModel, coldTurn, costByShape, replayCost } from "../../bench/cost-replay.js";
 import { commonPrefix, PromptTokens } from "../../bench/prompt-tokens.js";
+import { responsesForm } from "../../bench/responses-shape.js";
+import { openaiBody } from "../support/bodies.js";
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
@@ -64,6 +67,39 @@ describe("replayCost", () => {
     const cost = await replayCost([{ name: "s", provider: "openai", turns }], "warm", rewritten);
     expect(cost.breaks).toBe(1);
     expect(cost.compacted.vllm).toBeGreaterThan(cost.bypass.vllm);
+  });
+
+  it("sums each wire format's sessions apart", async () => {
+    const responses = turns.map(responsesForm);
+    const halved = async (session: { provider: string }, turn: string) =>
+      session.provider === "responses" ? turn.replaceAll(" of the session", "") : turn;
+    const cost = await replayCost(
+      [
+        { name: "chat", provider: "openai", turns },
+        { name: "chat:responses", provider: "responses", turns: responses },
+      ],
+      "cold",
+      halved,
+    );
+    const [chat, items] = costByShape(cost);
+    expect([chat?.provider, chat?.sessions, items?.provider, items?.sessions]).toEqual([
+      "openai",
+      1,
+      "responses",
+      1,
+    ]);
+    expect(chat?.compacted).toEqual(chat?.bypass);
+    expect(items?.compacted.serving).toBeLessThan(items?.bypass.serving ?? 0);
+    expect((chat?.bypass.serving ?? 0) + (items?.bypass.serving ?? 0)).toBe(cost.bypass.serving);
+  });
+
+  it("renders a Responses body's items as the chat form's messages", () => {
+    const chat = openaiBody(["first output", "second output"], { tools: undefined });
+    const prompts = new PromptTokens();
+    expect(prompts.of("responses", responsesForm(chat))).toEqual(prompts.of("openai", chat));
+    expect(responsesSessions([{ name: "s", provider: "openai", turns: [chat] }])).toEqual([
+      { name: "s:responses", provider: "responses", turns: [responsesForm(chat)] },
+    ]);
   });
 
   it("renders each message on its own, so a prefix of messages is a prefix of tokens", () => {
