@@ -1,5 +1,6 @@
 /**
- * Added latency of the proxy routes over calling the upstream directly, on corpus bodies.
+ * Added latency of the proxy routes over calling the upstream directly, on corpus bodies (the
+ * chat bodies also in their Responses form, through `POST /v1/responses`).
  *
  *   node --import tsx bench/proxy.ts [corpus-dir] [rounds]
  *
@@ -24,18 +25,35 @@ import {
   openaiEvents,
   openaiJson,
 } from "../test/support/model-replies.js";
+import { responsesReply } from "../test/support/responses-replies.js";
 import { ScriptedUpstream } from "../test/support/scripted-upstream.js";
 import { loadCorpus } from "./load-corpus.js";
+import { responsesForm } from "./responses-shape.js";
 
 const corpusDir = resolve(
   process.argv[2] ?? resolve(import.meta.dirname, "../../shared/corpus/agent"),
 );
 const rounds = Number(process.argv[3] ?? 25);
-const bodies = loadCorpus(corpusDir);
+const captured = loadCorpus(corpusDir);
+// The chat bodies again as an agent speaking the Responses API sends them (POST /v1/responses).
+const bodies = [
+  ...captured,
+  ...captured
+    .filter((item) => item.provider === "openai")
+    .map((item) => ({
+      ...item,
+      name: `${item.name}:responses`,
+      provider: "responses" as const,
+      body: responsesForm(item.body),
+    })),
+];
 
 const upstream = await ScriptedUpstream.start();
 upstream.script((request) => {
   const streaming = (request.json as { stream?: unknown } | undefined)?.stream === true;
+  if (request.url.startsWith("/v1/responses")) {
+    return responsesReply(streaming, [{ type: "text", text: "The failing test is in module 3." }]);
+  }
   const anthropic = request.url.startsWith("/v1/messages");
   if (anthropic) {
     const blocks = [{ type: "text", text: "The failing test is in module 3." } as const];

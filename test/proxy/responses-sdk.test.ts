@@ -14,6 +14,7 @@ import {
   functionCallItem,
   type ItemSpec,
   REASONING_RAW,
+  responsesEvents,
   responsesReply,
 } from "../support/responses-replies.js";
 
@@ -224,6 +225,16 @@ describe("Responses proxy with the official client", () => {
       expect(harness.events).toMatchObject({ rounds: 3, resolved: 3, bails: ["max_rounds"] });
     },
   );
+
+  it("gives a stream that opens with expand and breaks off to the client as it came", async () => {
+    const events = responsesEvents([call(expandCall(MASKED_ID))]);
+    harness.upstream.reply({ sse: events, reset: { before: 4 } });
+
+    await expect(create(true)).rejects.toThrow();
+
+    expect(requests()).toHaveLength(1);
+    expect(harness.events.bails).toEqual(["aggregation_failed"]);
+  });
 
   it("streams a text-first response through before the upstream finishes", async () => {
     let release = () => {};

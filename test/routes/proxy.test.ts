@@ -130,7 +130,7 @@ describe("proxy routes in process", () => {
   });
 
   it("replaces the client's credentials with a configured gateway key", async () => {
-    upstream.reply({ json: {} }, { json: {} });
+    upstream.reply({ json: {} }, { json: {} }, { json: {} });
     const token = "proxy-token-0123456789abcdef";
     const app = appWith({
       auth: { token },
@@ -143,8 +143,13 @@ describe("proxy routes in process", () => {
     const headers = { authorization: `Bearer ${token}`, "x-api-key": "client" };
     await post(app, "/v1/chat/completions", { headers });
     await post(app, "/v1/messages", { headers });
+    await post(app, "/v1/responses", { headers, body: JSON.stringify(responsesConversation()) });
 
-    const [openai, anthropic] = upstream.requests.map((request) => request.headers);
+    const [openai, anthropic, responses] = upstream.requests.map((request) => request.headers);
+    expect([responses?.authorization, responses?.["x-api-key"]]).toEqual([
+      "Bearer sk-gateway",
+      undefined,
+    ]);
     expect([openai?.authorization, openai?.["x-api-key"]]).toEqual([
       "Bearer sk-gateway",
       undefined,
