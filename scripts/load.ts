@@ -20,7 +20,7 @@
  *
  *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
  *     [--sustain-max-bytes B] [--sustain-memo-bytes B] [--sustain-connections N]
- *   npm run load -- --huge-output [--huge-output-sizes 1,9,24]
+ *   npm run load -- --huge-output [--huge-output-sizes 1,9,24] [--huge-output-samples 3]
  *   npm run load -- --big-body [--big-body-rate 100] [--big-body-connections 4] [--duration 10]
  */
 import { existsSync } from "node:fs";
@@ -78,6 +78,7 @@ const { values } = parseArgs({
     "big-body": { type: "boolean", default: false },
     "huge-output": { type: "boolean", default: false },
     "huge-output-sizes": { type: "string", default: "1,9,24" },
+    "huge-output-samples": { type: "string", default: "3" },
     "redis-cluster": { type: "boolean", default: false },
     "big-body-rate": { type: "string", default: "100" },
     "big-body-connections": { type: "string", default: "4" },
@@ -248,7 +249,8 @@ if (values["huge-output"]) {
   const sizes = (values["huge-output-sizes"] ?? "")
     .split(",")
     .map((size) => wholeNumber(size, "huge-output-sizes"));
-  process.exit((await hugeOutputScenario(sizes)) ? 0 : 1);
+  const samples = wholeNumber(values["huge-output-samples"], "huge-output-samples");
+  process.exit((await hugeOutputScenario(sizes, samples)) ? 0 : 1);
 }
 
 if (values["big-body"]) {

@@ -12,7 +12,7 @@ import { StoreCapacityError, StoreEntryTooLargeError } from "./errors/store-erro
 import { expandAbility, injectExpandTool, type NoExpandReason } from "./expand/inject.js";
 import { contentHasher } from "./expand/markers.js";
 import { randomHashKey } from "./hash-key/random.js";
-import { memoiseHash } from "./pipeline/hash-memo.js";
+import { memoiseHash, rememberLongTexts } from "./pipeline/hash-memo.js";
 import { OutputMemo } from "./pipeline/output-memo.js";
 import type { OneWayReason, RunReport } from "./pipeline/report.js";
 import { type Registry, type RunResult, runPipeline } from "./pipeline/run.js";
@@ -133,6 +133,8 @@ interface Parsed {
   readonly names: readonly ComponentName[];
   readonly pipelineFallback: boolean;
   readonly tokensBefore: number;
+  /** Content ids for this request: the shared memo's, and long texts' remembered for it. */
+  readonly hash: (text: string) => string;
 }
 
 /** The session's history as far as this request shares it (§4a). */
@@ -194,6 +196,8 @@ export class Compactor {
   readonly #tokens: TokenCounter;
   readonly #memo: OutputMemo;
   readonly #hash: (text: string) => string;
+  /** Texts longer than this are more than the shared id memo keeps. */
+  readonly #longChars: number;
   readonly #chains: ChainMemo;
   readonly #classes: ContentClasses;
   readonly #clock: () => number;
@@ -207,6 +211,7 @@ export class Compactor {
     this.#classes = new ContentClasses(Math.floor(chars * 0.05));
     this.#hashKey = deps.hashKey ?? deps.config.store.hash_key ?? randomHashKey();
     this.#hash = memoiseHash(contentHasher(this.#hashKey), Math.floor(chars * 0.15));
+    this.#longChars = Math.floor((chars * 0.15) / 2);
     this.#chains = new ChainMemo(Math.floor(chars * 0.14));
     this.#clock = deps.clock ?? Date.now;
   }
@@ -415,6 +420,7 @@ export class Compactor {
       names: names ?? configuredPipeline(config),
       pipelineFallback: names === undefined,
       tokensBefore,
+      hash: rememberLongTexts(this.#hash, this.#longChars),
     };
   }
 
@@ -460,7 +466,7 @@ export class Compactor {
     const expandable = ability.able && (ability.declared || headDecides || head?.tool === true);
     const frozen: readonly (Decision | undefined)[] = redecide || !head ? [] : head.outputs;
     const run = await runPipeline(
-      { registry: this.deps.registry, tokens: this.#tokens, memo: this.#memo, hash: this.#hash },
+      { registry: this.deps.registry, tokens: this.#tokens, memo: this.#memo, hash: parsed.hash },
       {
         transcript: parsed.transcript,
         names,
@@ -487,7 +493,7 @@ export class Compactor {
           : undefined,
       },
     );
-    const written = writeBack(parsed, run, this.#hash, (value) => this.#tokens.estimate(value));
+    const written = writeBack(parsed, run, parsed.hash, (value) => this.#tokens.estimate(value));
     if ("bail" in written) return written;
     const degraded =
       !expandable && store.persists && usesFullMarkers(config, names)

@@ -1,5 +1,6 @@
 import { carriesMarker, markerIds } from "./expand/markers.js";
 import { removeExpandTool } from "./expand/uninject.js";
+import { rememberLongTexts } from "./pipeline/hash-memo.js";
 import { chainIds, messageDigest } from "./session/chain.js";
 import { sessionKey } from "./session/key.js";
 import { ownershipKey, type RecordKind, recordKey } from "./session/records.js";
@@ -10,6 +11,9 @@ import { type BodyScan, scanBody } from "./wire/json-scan.js";
 import { elementText } from "./wire/replace-messages.js";
 import { type ContentString, readTranscript } from "./wire/transcript.js";
 import { conversationKey, type Span } from "./wire/types.js";
+
+/** Texts at least this long have their ids remembered for the one rehydration. */
+const LONG_TEXT_CHARS = 64 * 1024;
 
 export interface RehydrateResult {
   readonly text: string;
@@ -34,9 +38,11 @@ export class InvalidBodyError extends Error {
 export async function rehydrate(
   text: string,
   store: Store,
-  hash: (text: string) => string,
+  sharedHash: (text: string) => string,
   options: { provider?: ProviderChoice; session?: string | undefined } = {},
 ): Promise<RehydrateResult> {
+  // A restored multi-megabyte original is looked up by its id more than once.
+  const hash = rememberLongTexts(sharedHash, LONG_TEXT_CHARS);
   let body: unknown;
   try {
     body = JSON.parse(text);

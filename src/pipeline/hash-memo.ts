@@ -6,6 +6,28 @@ import { SizedMemo } from "./sized-memo.js";
  * so a warm request hashes only what is new. Keys are the texts themselves, bounded by their
  * total length.
  */
+/**
+ * `hash` with the ids of long texts remembered for as long as the returned function lives: one
+ * request's. Texts longer than `longChars` are too large for the shared memo (it keeps nothing
+ * over half its budget), yet the pipeline asks for the id of a multi-megabyte output several
+ * times; held only per request, they are never kept beyond it.
+ */
+export function rememberLongTexts(
+  hash: (text: string) => string,
+  longChars: number,
+): (text: string) => string {
+  const ids = new Map<string, string>();
+  return (text) => {
+    if (text.length <= longChars) return hash(text);
+    let id = ids.get(text);
+    if (id === undefined) {
+      id = hash(text);
+      ids.set(text, id);
+    }
+    return id;
+  };
+}
+
 export function memoiseHash(
   hash: (text: string) => string,
   maxChars = 32 * 1024 * 1024,

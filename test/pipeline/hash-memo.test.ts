@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contentHasher } from "../../src/expand/markers.js";
-import { memoiseHash } from "../../src/pipeline/hash-memo.js";
+import { memoiseHash, rememberLongTexts } from "../../src/pipeline/hash-memo.js";
 import { testIdOf } from "../support/hash-key.js";
 
 function countingHasher() {
@@ -35,5 +35,20 @@ describe("memoiseHash", () => {
     const memoised = memoiseHash(hash, 40);
     for (const text of texts) memoised(text);
     expect(seen).toHaveLength(calls);
+  });
+});
+
+describe("rememberLongTexts", () => {
+  it("hashes a long text once for as long as it lives, and leaves the rest to the shared memo", () => {
+    const { seen, hash } = countingHasher();
+    // A shared memo too small for the long text: it would hash it on every call.
+    const shared = memoiseHash(hash, 40);
+    const long = "x".repeat(100);
+    const perRequest = rememberLongTexts(shared, 20);
+    for (const text of [long, "a", long, "a", long]) perRequest(text);
+    expect(seen).toEqual([long, "a"]);
+    // The next request hashes it again: nothing is kept beyond the one that asked.
+    rememberLongTexts(shared, 20)(long);
+    expect(seen).toEqual([long, "a", long]);
   });
 });
