@@ -1,3 +1,14 @@
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from "../wire/json-chars.js";
+
 /**
  * The outline of a JSON document too long to parse (content/json-limit.ts), from one scan of its
  * characters that builds no value: whether the text is one JSON object or array, and where the
@@ -26,15 +37,6 @@ export interface JsonSpan {
   readonly end: number;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-
 /** Characters that may stand outside strings: whitespace, punctuation, numbers, literals. */
 const BARE = new Uint8Array(128);
 for (const char of " \t\r\n,:-+.0123456789eEtrufalsn") BARE[char.charCodeAt(0)] = 1;
@@ -44,7 +46,7 @@ export function outlineJson(text: string): JsonOutline | undefined {
   let open = 0;
   while (open < text.length && isSpace(text.charCodeAt(open))) open++;
   const root = text.charCodeAt(open);
-  if (root !== OPEN_OBJECT && root !== OPEN_ARRAY) return undefined;
+  if (root !== OPEN_BRACE && root !== OPEN_BRACKET) return undefined;
   const children: JsonSpan[] = [];
   // Depth-1 bookkeeping: where the current child's value starts (-1: not started).
   let childStart = -1;
@@ -56,24 +58,24 @@ export function outlineJson(text: string): JsonOutline | undefined {
     if (code === QUOTE) {
       const end = stringEnd(text, at);
       if (end < 0) return undefined;
-      if (depth === 1 && childStart < 0 && !(root === OPEN_OBJECT && isKey(text, end))) {
+      if (depth === 1 && childStart < 0 && !(root === OPEN_BRACE && isKey(text, end))) {
         childStart = at;
       }
       at = end;
       if (depth === 1 && childStart >= 0) childEnd = end + 1;
       continue;
     }
-    if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       if (depth === 1 && childStart < 0) childStart = at;
       depth++;
       continue;
     }
-    if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+    if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth--;
       if (depth < 0) return undefined;
       if (depth === 1) childEnd = at + 1;
       if (depth === 0) {
-        if ((code === CLOSE_ARRAY) !== (root === OPEN_ARRAY)) return undefined;
+        if ((code === CLOSE_BRACKET) !== (root === OPEN_BRACKET)) return undefined;
         if (childStart >= 0) children.push({ start: childStart, end: childEnd });
         close = at;
         break;
@@ -87,7 +89,7 @@ export function outlineJson(text: string): JsonOutline | undefined {
       children.push({ start: childStart, end: childEnd });
       childStart = -1;
     } else if (code === COLON) {
-      if (root !== OPEN_OBJECT) return undefined;
+      if (root !== OPEN_BRACE) return undefined;
     } else if (!isSpace(code)) {
       // A number or literal at depth 1.
       if (childStart < 0) childStart = at;
@@ -98,7 +100,7 @@ export function outlineJson(text: string): JsonOutline | undefined {
   for (let at = close + 1; at < text.length; at++) {
     if (!isSpace(text.charCodeAt(at))) return undefined;
   }
-  return { open, close, root: root === OPEN_ARRAY ? "array" : "object", children };
+  return { open, close, root: root === OPEN_BRACKET ? "array" : "object", children };
 }
 
 /** The offset of the quote that ends the string opened at `at`, or -1 when it never ends. */

@@ -1,3 +1,12 @@
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from "./json-chars.js";
 import type { ConversationKey, Span } from "./types.js";
 
 /**
@@ -25,14 +34,6 @@ export interface BodyScan {
   /** A key repeats inside the scanned structure: spans may not match JSON.parse's view. */
   readonly ambiguous: boolean;
 }
-
-const QUOTE = 34;
-const BACKSLASH = 92;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-const COMMA = 44;
 
 /** Scans only the root object's members. Undefined when the text is not a JSON object. */
 export function scanTopLevel(
