@@ -2,7 +2,9 @@ import type { Provider } from "../wire/types.js";
 
 /**
  * Why the loop handed an expand-calling response (or one it could not yet tell apart from one)
- * back to the client as it was: `buffer_limit` and `deadline` are the bounds of holding it.
+ * back to the client as it was: `buffer_limit` and `deadline` are the bounds of holding it;
+ * `no_messages`: the request has nothing to continue (no `messages`, Responses no `input`, or a
+ * request chained on `previous_response_id` whose response carried no id).
  */
 export type BailReason =
   | "other_tool"

@@ -126,6 +126,49 @@ describe("Responses proxy with the official client", () => {
   );
 
   it.each([false, true])(
+    "expands on turn 2 the marker turn 1 wrote, the earlier items as sent (stream %s)",
+    async (streaming) => {
+      const headers = { "x-context-guru-session": `responses-turns-${streaming}` };
+      const expand = expandCall(MASKED_ID);
+      harness.upstream.reply(
+        responsesReply(streaming, [text("Module 0 looks odd.")], { id: "resp_1" }),
+        responsesReply(streaming, [reasoning, call(expand)], { id: "resp_2" }),
+        responsesReply(streaming, [text(FINAL)], { id: "resp_3" }),
+      );
+      const first = responsesConversation();
+      const second = responsesConversation();
+      (second.input as OpenAI.Responses.ResponseInputItem[]).push(
+        { type: "message", role: "assistant", content: "Module 0 looks odd." },
+        { type: "message", role: "user", content: "Show me module 0 again." },
+      );
+      const send = async (body: Body, cache: Record<string, string>) => {
+        const options = { headers: { ...headers, ...cache } };
+        if (!streaming) return (await client.responses.create(body, options)).output_text;
+        let streamed = "";
+        const stream = await client.responses.create({ ...body, stream: true }, options);
+        for await (const event of stream) {
+          if (event.type === "response.output_text.delta") streamed += event.delta;
+        }
+        return streamed;
+      };
+
+      const answers = [
+        await send(first, { "x-context-guru-cache": "cold" }),
+        await send(second, {}),
+      ];
+
+      expect(answers).toEqual(["Module 0 looks odd.", FINAL]);
+      const [turn1 = "", turn2 = "", round2 = ""] = harness.upstream.requests.map((r) => r.body);
+      expect(turn1).toContain(`<<cg:${MASKED_ID}>>`);
+      // Turn 2 sends turn 1's items as they were sent, the marker included (§4a).
+      const end = turn1.lastIndexOf("]", turn1.indexOf('"tools"'));
+      expect(turn2.slice(0, end)).toBe(turn1.slice(0, end));
+      expect((JSON.parse(round2) as Json).input.at(-1)).toEqual(output(expand.id, toolOutput(0)));
+      expect(harness.events).toMatchObject({ rounds: 1, resolved: 1, bails: [] });
+    },
+  );
+
+  it.each([false, true])(
     "chains on the response id with previous_response_id and store (stream %s)",
     async (streaming) => {
       const [one, two] = [expandCall(MASKED_ID, "call_one"), expandCall(MASKED_ID, "call_two")];
