@@ -112,7 +112,7 @@ export const descriptions: Readonly<Record<string, string>> = {
   "limits.inflight_bytes":
     "Bytes of bodies compacted or rehydrated at once; a body beyond it gets its original bytes at once (`/rehydrate`: `503` with `retry-after`).",
   "limits.worker_min_bytes":
-    "Bodies of at least this many bytes are compacted and rehydrated on a worker thread; smaller ones on the event loop.",
+    "Bodies of at least this many bytes are compacted on a worker thread; smaller ones on the event loop. Every `/rehydrate` runs on a worker thread: a small body may restore an original of megabytes.",
   "limits.compact_workers":
     "Compaction worker threads; `0`: one per CPU of the container's quota. With two or more, bodies of 1 MiB and more take at most all but one.",
   "limits.header_timeout_ms": "Deadline for a client to send its request headers.",

@@ -94,7 +94,9 @@ export class Compaction {
 
   async rehydrate(input: Uint8Array, options: RehydrateOptions): Promise<RehydrateAnswer> {
     const { pool, store, compactor } = this.deps;
-    const thread = this.#threadFor(input);
+    // On a worker whatever the body's size: a body of a few kilobytes may restore an original of
+    // megabytes (a collapsed build log), and rebuilding and sending it would hold the event loop.
+    const thread: JobThread = pool ? "worker" : "inline";
     const release = this.deps.inflight.admit(input.length);
     if (!release) return this.#ended("rehydrate", thread, "declined", { kind: "busy" });
     const deadline = this.#deadline(undefined, this.deps.config.limits.rehydrate_timeout_ms);

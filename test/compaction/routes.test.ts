@@ -128,6 +128,31 @@ describe("/rehydrate off the event loop", { timeout: 120_000 }, () => {
     expect(await jobs(app, { job: "rehydrate", thread: "worker", end: "completed" })).toBe(1);
   });
 
+  it("restores a small body standing for a large original on a worker thread", async () => {
+    // The compacted body is under worker_min_bytes; the body it restores is far over it.
+    const { app } = testApp({
+      limits: { compact_timeout_ms: 60_000, worker_min_bytes: 64 * 1024 },
+    });
+    // One build log of about 0.8 MB, collapsed to its head and tail.
+    const log = Array.from(
+      { length: 20_000 },
+      (_, line) => `cc -c src/unit-${line}.c -o unit-${line}.o`,
+    );
+    const large = openaiBody([log.join("\n")]);
+    const compacted = await (
+      await postCompact(app, large, { headers: { "x-context-guru-session": "r", ...COLD } })
+    ).text();
+    expect(large.length).toBeGreaterThan(10 * 64 * 1024);
+    expect(compacted.length).toBeLessThan(64 * 1024);
+
+    const response = await rehydrate(app, compacted);
+
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(large);
+    expect(await jobs(app, { job: "rehydrate", thread: "worker", end: "completed" })).toBe(1);
+    expect(await jobs(app, { job: "rehydrate", thread: "inline", end: "completed" })).toBe(0);
+  });
+
   it("answers 503 with retry-after beyond limits.inflight_bytes", async () => {
     const { app } = testApp({ limits: { inflight_bytes: 1024 } });
 
