@@ -66,6 +66,7 @@ export async function handleProxy(
     headers: request.headers,
     signal: request.signal,
   });
+  if (prepared === "not_json") return errorResponse(400, "request body is not valid JSON");
   // What the server's cache held when the request arrived shows in the first round's usage: the
   // response the client gets, or the round a continuation replaced.
   const observe = (body: RoundBody) =>

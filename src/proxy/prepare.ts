@@ -38,20 +38,21 @@ export interface PrepareOptions {
  * Compacts the request (fail-open: on any failure or past the compaction deadline the original
  * text goes upstream); the compaction adds the expand tool where §8.1 and §4a allow. An agent's
  * own request to summarise the conversation goes upstream uncompacted, and
- * `x-context-guru-bypass: true` skips compaction.
+ * `x-context-guru-bypass: true` skips compaction. A body that is not JSON is no request any
+ * provider serves: it is answered by the route (`"not_json"`), never sent upstream.
  */
 export async function prepareRequest(
   deps: PrepareDeps,
   original: string,
   options: PrepareOptions,
-): Promise<Prepared> {
+): Promise<Prepared | "not_json"> {
   const { headers } = options;
   const explicit = headers.get("x-context-guru-session") ?? undefined;
   let body: unknown;
   try {
     body = JSON.parse(original);
   } catch {
-    body = undefined;
+    return "not_json";
   }
   const bypass = headers.get("x-context-guru-bypass")?.toLowerCase() === "true";
   const compacted =

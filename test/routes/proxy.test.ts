@@ -120,14 +120,16 @@ describe("proxy routes in process", () => {
     expect(await response.json()).toEqual({ error: "request body is not valid UTF-8" });
   });
 
-  it("forwards a body that is not JSON as it is", async () => {
-    upstream.reply({ status: 400, json: { error: { message: "bad json" } } });
+  it.each(["/v1/chat/completions", "/v1/messages"])(
+    "answers 400 for a body that is not JSON on %s, without a call upstream",
+    async (path) => {
+      const response = await post(appWith(), path, { body: "{oops" });
 
-    const response = await post(appWith(), "/v1/chat/completions", { body: "{oops" });
-
-    expect(response.status).toBe(400);
-    expect(upstream.requests[0]?.body).toBe("{oops");
-  });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ error: "request body is not valid JSON" });
+      expect(upstream.requests).toHaveLength(0);
+    },
+  );
 
   it("replaces the client's credentials with a configured gateway key", async () => {
     upstream.reply({ json: {} }, { json: {} }, { json: {} });
@@ -374,15 +376,12 @@ describe("proxy routes in process", () => {
       expect(upstream.requests).toHaveLength(0);
     });
 
-    it("forwards a body that is not JSON as it is and relays the upstream's 400", async () => {
-      const error = { error: { message: "We could not parse the JSON body of your request." } };
-      upstream.reply({ status: 400, json: error });
-
+    it("answers 400 for a body that is not JSON, without a call upstream", async () => {
       const response = await postResponses(appWith(), { body: "{oops" });
 
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual(error);
-      expect(upstream.requests[0]?.body).toBe("{oops");
+      expect(await response.json()).toEqual({ error: "request body is not valid JSON" });
+      expect(upstream.requests).toHaveLength(0);
     });
 
     it("answers 401 without the service token when a gateway key is configured", async () => {
