@@ -3,14 +3,18 @@ import type { Decision } from "../session/ledger.js";
 import type { PendingStash } from "../session/records.js";
 import type { Transcript } from "../wire/transcript.js";
 import { ambiguousRecords } from "./ambiguity.js";
-import { decideNew } from "./decide-new.js";
-import type { AcceptedReplacement } from "./messages-step.js";
+import { componentContext } from "./context.js";
+import { eligibility } from "./eligibility.js";
+import { componentGates } from "./gating.js";
+import { type AcceptedReplacement, replaceMessages } from "./messages-step.js";
 import { cutOneWay } from "./one-way.js";
 import type { OutputMemo } from "./output-memo.js";
 import { OutputState } from "./output-state.js";
+import { changeOutputs } from "./output-step.js";
 import { replay } from "./replay.js";
 import type { OneWayReason, RunReport } from "./report.js";
 import { ReportEntries } from "./report-entries.js";
+import { Revert, recordRevert } from "./revert.js";
 import type { TokenCounter } from "./tokens.js";
 import type { Component, IncomingRequest, MessagesView } from "./types.js";
 
@@ -102,9 +106,12 @@ export async function runPipeline(deps: PipelineDeps, request: RunRequest): Prom
 }
 
 /**
- * One pass of the pipeline, as named steps: replay what was sent, decide what is new, then the
+ * One pass of the pipeline, as named steps: replay what was sent; decide what is new (each
+ * configured component in order, unless gated, over the outputs it may change: a messages-scoped
+ * one through the messages step, at most one replacement a run; any other through the output
+ * step; one a guard reverts, or that throws, is reverted alone and the run goes on); then the
  * run-wide guards (reformat records for /rehydrate, the one-way cut of outputs the store could
- * not keep), and the result to write back.
+ * not keep) and the result to write back.
  */
 async function runOnce(
   deps: PipelineDeps,
@@ -114,7 +121,49 @@ async function runOnce(
   const state = new OutputState(request.transcript, deps.hash);
   const entries = new ReportEntries(request);
   const replayed = await replay(deps, request, state, entries, (index) => !held.has(index));
-  const replacement = await decideNew(deps, request, state, entries, held);
+  const gateOf = componentGates(deps, request);
+  const eligibleFor = eligibility(deps, request, state, held);
+  let replacement: AcceptedReplacement | undefined;
+  let view: MessagesView | undefined;
+  for (const name of request.names) {
+    const component = deps.registry[name] as Component | undefined;
+    const entry = entries.entryFor(name, component?.kind, false);
+    const gate = gateOf(name, component);
+    if (gate !== undefined || !component) {
+      entry.gated = gate ?? "unavailable";
+      continue;
+    }
+    const started = performance.now();
+    const pending = new Map<string, string>();
+    const mayChange = eligibleFor(name, component);
+    const context = componentContext(deps, request, state, entry, entry.mode, mayChange, pending);
+    const options = request.config.components[name];
+    try {
+      if (component.scope === "messages") {
+        if (replacement) throw new Revert("touched_protected_output", "messages already replaced");
+        view ??= request.messages?.();
+        if (!view) {
+          entry.gated = "unavailable";
+          continue;
+        }
+        replacement = await replaceMessages(
+          deps,
+          request,
+          state,
+          component,
+          context,
+          view,
+          entry,
+          pending,
+        );
+      } else {
+        await changeOutputs(deps, state, name, component, options, entry, context, pending);
+      }
+    } catch (error) {
+      recordRevert(entry, error);
+    }
+    entry.durationMs += performance.now() - started;
+  }
   const { report } = entries;
   if (request.persists && request.config.marker_mode === "full") state.recordReformats();
   if (request.oneWayAbove !== undefined) {
