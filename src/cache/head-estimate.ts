@@ -34,7 +34,8 @@ export function tokensPerChar(transcript: Transcript, tokens: number): number {
 /**
  * What re-deciding the head of a warm request would change, estimated from the warm result
  * alone (no second run): the outputs mask would take (older than its newest `keep_recent`, at
- * least `min_tokens`, not already offloaded, not excluded) give X less a placeholder each; S is
+ * least `min_tokens`, not offloaded by a component that runs before it, not the copy a duplicate
+ * points to, not excluded) give X less a placeholder each; S is
  * what the returned body holds from the first of them on, its characters at `perChar` tokens
  * each. Token counts come from the counter's memo, which the run has already filled for these
  * texts.
@@ -56,12 +57,23 @@ export function estimateHead(
   if (!names.includes("mask") || registry.mask === undefined) return none;
   const options = config.components.mask;
   const firstRecent = transcript.outputs.length - options.keep_recent;
+  // Offloads that run before mask take their outputs again on a re-decision; mask takes one a
+  // later offload (cmdfilter, collapse) reduced, from before that offload ran.
+  const maskAt = names.indexOf("mask");
+  const offloadsFirst = (name: ComponentName) =>
+    registry[name]?.kind === "offload" && names.indexOf(name) <= maskAt;
+  // The copy a duplicate points to stays readable (dedup, §5 Fidelity): mask leaves it.
+  const pointedTo = new Set<string>();
+  for (const output of transcript.outputs) {
+    if (warm.decisions[output.index]?.includes("dedup")) pointedTo.add(output.text);
+  }
   let cleared = 0;
   let first: number | undefined;
   for (const output of transcript.outputs) {
     if (output.index >= firstRecent) break;
     const decision = warm.decisions[output.index] ?? [];
-    if (decision.some((name) => registry[name]?.kind === "offload")) continue;
+    if (decision.some(offloadsFirst)) continue;
+    if (pointedTo.has(output.text)) continue;
     if (isExcluded(output.call?.name, config, "mask")) continue;
     const text = warm.texts[output.index] ?? output.text;
     if (!tokens.atLeast(text, Math.max(options.min_tokens, MASK_PLACEHOLDER_TOKENS + 1))) continue;

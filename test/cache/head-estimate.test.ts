@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { headChange } from "../../src/cache/head-decision.js";
-import { estimateHead, tokensPerChar } from "../../src/cache/head-estimate.js";
+import {
+  estimateHead,
+  MASK_PLACEHOLDER_TOKENS,
+  tokensPerChar,
+} from "../../src/cache/head-estimate.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
 import { TokenCounter } from "../../src/pipeline/tokens.js";
@@ -101,5 +105,41 @@ describe("what a re-decision of a warm head would re-write (§4a)", () => {
     );
     expect(real.suffix).toBeGreaterThan(0);
     expect(Math.abs(head.suffix - real.suffix)).toBeLessThan(0.02 * real.suffix);
+  });
+
+  it("leaves the copy a duplicate points to, and counts an output a later offload reduced", async () => {
+    // Output 4 repeats output 0 (dedup points to 0, which stays readable); output 1 was
+    // shortened by cmdfilter, which runs after mask, so a re-decision masks it from before.
+    const outputs = [received[0], received[1], received[2], received[3], received[0], received[5]];
+    const text = conversation(outputs as string[], edit);
+    const transcript = transcriptOf(text);
+    const filtered = (received[1] as string).split("\n").slice(0, 10).join("\n");
+    const texts = [outputs[0], filtered, outputs[2], outputs[3], "[identical]", outputs[5]];
+    const decisions = [[], ["cmdfilter"], [], [], ["dedup"], []].map((names) =>
+      internDecision(names as never),
+    );
+    const warmText = conversation(texts as string[], edit);
+    const head = estimateHead(
+      {
+        transcript,
+        names: ["dedup", "mask", "cmdfilter"],
+        config,
+        registry: components,
+        tokens,
+        perChar: tokensPerChar(transcript, messageTokens(transcript)),
+      },
+      {
+        texts: texts as string[],
+        decisions,
+        tokens: messageTokens(transcriptOf(warmText)),
+        length: warmText.length,
+      },
+    );
+    expect(head.cleared).toBe(
+      tokens.count(filtered) -
+        MASK_PLACEHOLDER_TOKENS +
+        tokens.count(received[2] as string) -
+        MASK_PLACEHOLDER_TOKENS,
+    );
   });
 });
