@@ -5,8 +5,8 @@
  * is memoised between them) while the same seed gives the same bytes.
  */
 
-export type HugeKind = "make" | "tests" | "jsonl";
-export const HUGE_KINDS: readonly HugeKind[] = ["make", "tests", "jsonl"];
+export type HugeKind = "make" | "tests" | "jsonl" | "api";
+export const HUGE_KINDS: readonly HugeKind[] = ["make", "tests", "jsonl", "api"];
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -109,10 +109,31 @@ function jsonLines(bytes: number, next: () => number): string {
   return lines.join("\n");
 }
 
+/** An API's answer as `curl | jq` prints it: one pretty JSON document, an envelope of items. */
+function apiDump(bytes: number, next: () => number): string {
+  const items: unknown[] = [];
+  let size = 0;
+  for (let index = 0; size < bytes; index++) {
+    const item = {
+      id: `${pick(next, WORDS)}-${index}`,
+      namespace: pick(next, DIRS),
+      phase: next() < 0.002 ? "Failed" : "Running",
+      restarts: Math.floor(next() * 3),
+      image: `registry.local/${pick(next, WORDS)}:1.${Math.floor(next() * 40)}.0`,
+      labels: { app: pick(next, WORDS), tier: pick(next, ["web", "worker", "batch"]) },
+    };
+    items.push(item);
+    // Pretty-printed at two levels of indentation: about 1.45 times the compact form.
+    size += JSON.stringify(item).length * 1.45;
+  }
+  return JSON.stringify({ kind: "List", total: items.length, items }, null, 2);
+}
+
 const HUGE: Record<HugeKind, (bytes: number, next: () => number) => string> = {
   make: makeLog,
   tests: testLog,
   jsonl: jsonLines,
+  api: apiDump,
 };
 
 /** One of twenty ordinary outputs: a file read, a directory listing, a grep, a git status. */
@@ -175,7 +196,13 @@ export function hugeOutputBody(kind: HugeKind, bytes: number, seed: number): Hug
   const ordinaryBytes = outputs.reduce((sum, { output }) => sum + output.length + 300, 0);
   const huge = {
     command:
-      kind === "make" ? "make -j8 all" : kind === "tests" ? "npm test" : "kubectl logs api-0",
+      kind === "make"
+        ? "make -j8 all"
+        : kind === "tests"
+          ? "npm test"
+          : kind === "api"
+            ? "curl -s https://k8s.local/api/v1/pods | jq ."
+            : "kubectl logs api-0",
     output: HUGE[kind](Math.max(1, bytes - ordinaryBytes) * (kind === "jsonl" ? 0.88 : 1), next),
   };
   outputs.splice(kind !== "make" ? outputs.length : 10, 0, huge);

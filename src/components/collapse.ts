@@ -20,18 +20,19 @@ export const collapse = {
   scope: "output",
   reachesBack: false,
   reduce(output, options, context) {
-    const { text } = output;
+    const { text, contentClass } = output;
+    const budget = isFactClass(contentClass) ? options.max_fact_tokens : options.max_tokens;
+    if (contentClass === "json") {
+      // Items, not lines: a document on one line is shortened as one spread over many.
+      if (!context.atLeastTokens(text, budget + 1)) return undefined;
+      const shown = collapseJsonItems(text, options.head_lines, options.tail_lines);
+      return shown && markedPhrase(shown, context.marker(text));
+    }
     const finalNewline = text.endsWith("\n");
     const lines = (finalNewline ? text.slice(0, -1) : text).split("\n");
     const omitted = lines.length - options.head_lines - options.tail_lines;
     if (omitted <= 0) return undefined;
-    const { contentClass } = output;
-    const budget = isFactClass(contentClass) ? options.max_fact_tokens : options.max_tokens;
     if (!context.atLeastTokens(text, budget + 1)) return undefined;
-    if (contentClass === "json") {
-      const shown = collapseJsonItems(text, options.head_lines, options.tail_lines);
-      return shown && markedPhrase(shown, context.marker(text));
-    }
     if (contentClass === "yaml" || contentClass === "table") {
       const marker = context.marker(text);
       const kept = collapseRecords(

@@ -41,8 +41,21 @@ export interface JsonSpan {
 const BARE = new Uint8Array(128);
 for (const char of " \t\r\n,:-+.0123456789eEtrufalsn") BARE[char.charCodeAt(0)] = 1;
 
+/**
+ * The last outline read: a huge output is outlined by its classification, by the component that
+ * shortens it and by the fidelity check of that change, one after the other.
+ */
+let last: { readonly text: string; readonly outline: JsonOutline | undefined } | undefined;
+
 /** The outline of `text` as one JSON object or array, or undefined when it is not one. */
 export function outlineJson(text: string): JsonOutline | undefined {
+  if (last?.text === text) return last.outline;
+  const outline = readOutline(text);
+  last = { text, outline };
+  return outline;
+}
+
+function readOutline(text: string): JsonOutline | undefined {
   let open = 0;
   while (open < text.length && isSpace(text.charCodeAt(open))) open++;
   const root = text.charCodeAt(open);

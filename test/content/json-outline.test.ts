@@ -1,11 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { collapse } from "../../src/components/collapse.js";
 import { collapseJsonItems } from "../../src/components/record-collapse.js";
+import { componentsSchema } from "../../src/config/schema.js";
 import { classifyOutput } from "../../src/content/classify.js";
 import { JSON_DOCUMENT_MAX_CHARS } from "../../src/content/json-limit.js";
 import { itemsOfJson, outlineJson } from "../../src/content/json-outline.js";
 import { checkFidelity } from "../../src/pipeline/fidelity.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
+import { fakeContext, toolOutputs } from "../support/component-context.js";
 import { outputTexts, transcriptOf } from "../support/fact-arbitraries.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
@@ -144,5 +147,22 @@ describe("a pretty JSON array over collapse's fact budget", () => {
     const { kept } = shownPart(collapseJsonItems(podsJson(3000), 20, 20) as string);
     // 20 first, 20 last, and pods 997 and 1994 between.
     expect(kept).toBe(42);
+  });
+});
+
+describe("collapse of one JSON document", () => {
+  it("shortens a document on one line by items, as one spread over many", () => {
+    const text = podsJson(3000);
+    expect(text).not.toContain("\n");
+    const [output] = toolOutputs([text]);
+    const json = { ...(output as NonNullable<typeof output>), contentClass: "json" as const };
+    const returned = collapse.reduce(
+      json,
+      componentsSchema.parse({}).collapse,
+      fakeContext([json], { mode: "off" }),
+    );
+    const { document, kept, of } = shownPart(returned as string);
+    expect([kept, of]).toEqual([42, 3000]);
+    expect(JSON.parse(document)).toHaveLength(42);
   });
 });
