@@ -28,7 +28,7 @@ export interface JsonOutline {
   readonly close: number;
   /** The root is an array: its items; an object: its members' values, each a span. */
   readonly root: "array" | "object";
-  readonly children: readonly JsonSpan[];
+  readonly children: readonly JsonChild[];
 }
 
 /** A value's text is `text.slice(start, end)`, surrounding whitespace excluded. */
@@ -37,9 +37,46 @@ export interface JsonSpan {
   readonly end: number;
 }
 
+/** A child of the root; a member value of a root object that is an array lists its items. */
+export interface JsonChild extends JsonSpan {
+  readonly items?: readonly JsonSpan[];
+}
+
 /** Characters that may stand outside strings: whitespace, punctuation, numbers, literals. */
 const BARE = new Uint8Array(128);
 for (const char of " \t\r\n,:-+.0123456789eEtrufalsn") BARE[char.charCodeAt(0)] = 1;
+
+/**
+ * The values of one container being read: the root (depth 1), or an array member of a root
+ * object (depth 2). `start` is where the current value began (-1: none yet).
+ */
+class Level {
+  readonly values: JsonChild[] = [];
+  start = -1;
+  end = -1;
+  items: JsonSpan[] | undefined;
+
+  constructor(readonly object: boolean) {}
+
+  /** A value's first character at `at`, or more of it up to `end`. */
+  extend(at: number, end: number): void {
+    if (this.start < 0) this.start = at;
+    this.end = end;
+  }
+
+  /** The value ends at a comma or the closing bracket; false when there was none. */
+  push(): boolean {
+    if (this.start < 0) return false;
+    this.values.push(
+      this.items === undefined
+        ? { start: this.start, end: this.end }
+        : { start: this.start, end: this.end, items: this.items },
+    );
+    this.start = -1;
+    this.items = undefined;
+    return true;
+  }
+}
 
 /**
  * The last outline read: a huge output is outlined by its classification, by the component that
@@ -49,7 +86,9 @@ let last: { readonly text: string; readonly outline: JsonOutline | undefined } |
 
 /** The outline of `text` as one JSON object or array, or undefined when it is not one. */
 export function outlineJson(text: string): JsonOutline | undefined {
-  if (last?.text === text) return last.outline;
+  if (last !== undefined && last.text.length === text.length && last.text === text) {
+    return last.outline;
+  }
   const outline = readOutline(text);
   last = { text, outline };
   return outline;
@@ -58,62 +97,66 @@ export function outlineJson(text: string): JsonOutline | undefined {
 function readOutline(text: string): JsonOutline | undefined {
   let open = 0;
   while (open < text.length && isSpace(text.charCodeAt(open))) open++;
-  const root = text.charCodeAt(open);
-  if (root !== OPEN_BRACE && root !== OPEN_BRACKET) return undefined;
-  const children: JsonSpan[] = [];
-  // Depth-1 bookkeeping: where the current child's value starts (-1: not started).
-  let childStart = -1;
-  let childEnd = -1;
+  const rootCode = text.charCodeAt(open);
+  if (rootCode !== OPEN_BRACE && rootCode !== OPEN_BRACKET) return undefined;
+  const root = new Level(rootCode === OPEN_BRACE);
+  // The array member of a root object being read, at depth 2.
+  let member: Level | undefined;
   let depth = 0;
   let close = -1;
   for (let at = open; at < text.length; at++) {
     const code = text.charCodeAt(at);
+    const level = depth === 1 ? root : depth === 2 ? member : undefined;
     if (code === QUOTE) {
       const end = stringEnd(text, at);
       if (end < 0) return undefined;
-      if (depth === 1 && childStart < 0 && !(root === OPEN_BRACE && isKey(text, end))) {
-        childStart = at;
-      }
+      if (level !== undefined && !(level.object && isKey(text, end))) level.extend(at, end + 1);
       at = end;
-      if (depth === 1 && childStart >= 0) childEnd = end + 1;
       continue;
     }
     if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      if (depth === 1 && childStart < 0) childStart = at;
+      level?.extend(at, at + 1);
       depth++;
+      if (depth === 2 && root.object && code === OPEN_BRACKET) member = new Level(false);
       continue;
     }
     if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth--;
       if (depth < 0) return undefined;
-      if (depth === 1) childEnd = at + 1;
+      if (depth === 1) {
+        root.end = at + 1;
+        if (member !== undefined) {
+          member.push();
+          root.items = member.values;
+          member = undefined;
+        }
+      } else if (depth === 2 && member !== undefined) {
+        member.end = at + 1;
+      }
       if (depth === 0) {
-        if ((code === CLOSE_BRACKET) !== (root === OPEN_BRACKET)) return undefined;
-        if (childStart >= 0) children.push({ start: childStart, end: childEnd });
+        if ((code === CLOSE_BRACKET) === root.object) return undefined;
+        root.push();
         close = at;
         break;
       }
       continue;
     }
     if (code >= 128 || BARE[code] !== 1) return undefined;
-    if (depth !== 1) continue;
+    if (level === undefined) continue;
     if (code === COMMA) {
-      if (childStart < 0) return undefined;
-      children.push({ start: childStart, end: childEnd });
-      childStart = -1;
+      if (!level.push()) return undefined;
     } else if (code === COLON) {
-      if (root !== OPEN_BRACE) return undefined;
+      if (!level.object) return undefined;
     } else if (!isSpace(code)) {
-      // A number or literal at depth 1.
-      if (childStart < 0) childStart = at;
-      childEnd = at + 1;
+      // A number or literal.
+      level.extend(at, at + 1);
     }
   }
   if (close < 0) return undefined;
   for (let at = close + 1; at < text.length; at++) {
     if (!isSpace(text.charCodeAt(at))) return undefined;
   }
-  return { open, close, root: root === OPEN_BRACKET ? "array" : "object", children };
+  return { open, close, root: root.object ? "object" : "array", children: root.values };
 }
 
 /** The offset of the quote that ends the string opened at `at`, or -1 when it never ends. */
@@ -164,17 +207,8 @@ export function itemsOfJson(text: string, minItems: number): JsonItems | undefin
   }
   const candidates: JsonItems[] = [];
   for (const child of outline.children) {
-    if (text[child.start] !== "[") continue;
-    const inner = outlineJson(text.slice(child.start, child.end));
-    if (inner === undefined || inner.children.length < minItems) continue;
-    candidates.push({
-      open: child.start,
-      close: child.end - 1,
-      items: inner.children.map((span) => ({
-        start: span.start + child.start,
-        end: span.end + child.start,
-      })),
-    });
+    if (child.items === undefined || child.items.length < minItems) continue;
+    candidates.push({ open: child.start, close: child.end - 1, items: child.items });
   }
   return candidates.length === 1 ? candidates[0] : undefined;
 }
