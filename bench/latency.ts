@@ -17,7 +17,7 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
-import { Hono } from "hono";
+import type { Hono } from "hono";
 import { createApp, defaultPool } from "../src/app.js";
 import type { WorkerPool } from "../src/compaction/worker-pool.js";
 import { type CompactOptions, Compactor } from "../src/compactor.js";
@@ -27,6 +27,7 @@ import type { ConfigInput } from "../src/config/schema.js";
 import { createStore } from "../src/store/create.js";
 import type { BenchBody } from "./bench-body.js";
 import { generateCorpus } from "./corpus/generate.js";
+import { echoApp } from "./echo-app.js";
 import { loadCorpus } from "./load-corpus.js";
 import { type Elapsed, median, medians, parseStringify, startClock } from "./timing.js";
 
@@ -140,16 +141,6 @@ class Service {
     await this.server.close();
     await this.pool.close();
   }
-}
-
-/** The bare echo service: parse and re-serialise, nothing else. */
-function echoApp(): Hono {
-  const app = new Hono();
-  app.post("/compact", async (c) => {
-    const text = await c.req.text();
-    return c.body(JSON.stringify(JSON.parse(text)), 200, { "content-type": "application/json" });
-  });
-  return app;
 }
 
 interface PassFigures {

@@ -29,8 +29,9 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
-import { Hono } from "hono";
+import type { Hono } from "hono";
 import { generateCorpus } from "../bench/corpus/generate.js";
+import { echoApp } from "../bench/echo-app.js";
 import { loadCorpus } from "../bench/load-corpus.js";
 import { createApp, defaultPool } from "../src/app.js";
 import type { WorkerPool } from "../src/compaction/worker-pool.js";
@@ -172,16 +173,6 @@ function run(url: string, seconds: number, list: LoadRequest[], idReplacement = 
     idReplacement,
     workers: 1,
   });
-}
-
-/** The floor: a Hono app that parses and re-serialises each body. */
-function echoApp(): Hono {
-  const app = new Hono();
-  app.post("/compact", async (c) => {
-    const text = await c.req.text();
-    return c.body(JSON.stringify(JSON.parse(text)), 200, { "content-type": "application/json" });
-  });
-  return app;
 }
 
 interface Service {
