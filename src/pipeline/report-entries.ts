@@ -44,7 +44,12 @@ function modeOf(request: RunRequest, name: ComponentName): MarkerMode {
   return effectiveMode(mode, request.persists && request.expandable);
 }
 
-function newEntry(name: ComponentName, kind: Component["kind"], mode: MarkerMode): ComponentReport {
+/** A component's report entry before it has run: nothing changed, counted or timed. */
+export function newEntry(
+  name: ComponentName,
+  kind: Component["kind"],
+  mode: MarkerMode,
+): ComponentReport {
   return {
     name,
     kind,

@@ -2,24 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { CompactResult } from "../../src/compactor.js";
 import { Metrics } from "../../src/observability/metrics.js";
 import type { ComponentReport } from "../../src/pipeline/report.js";
+import { newEntry } from "../../src/pipeline/report-entries.js";
 import { sample } from "./prometheus-text.js";
 
 function entry(
   name: "summarize" | "extract_llm",
   modelCalls: ComponentReport["modelCalls"],
 ): ComponentReport {
-  return {
-    name,
-    kind: "offload",
-    mode: "off",
-    tokensBefore: 0,
-    tokensAfter: 0,
-    durationMs: 0,
-    changed: 0,
-    dropped: 0,
-    keys: [],
-    ...(modelCalls ? { modelCalls } : {}),
-  };
+  return { ...newEntry(name, "offload", "off"), ...(modelCalls ? { modelCalls } : {}) };
 }
 
 const result: CompactResult = {

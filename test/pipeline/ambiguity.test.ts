@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ambiguousRecords } from "../../src/pipeline/ambiguity.js";
 import { OutputState } from "../../src/pipeline/output-state.js";
+import { newEntry } from "../../src/pipeline/report-entries.js";
 import type { ContentString, Transcript } from "../../src/wire/transcript.js";
 import type { ToolOutput } from "../../src/wire/types.js";
 
@@ -49,17 +50,7 @@ function reformatted(transcript: Transcript, changes: Readonly<Record<number, st
       kind: "reformat",
       mode: "off",
       pending: new Map(),
-      entry: {
-        name: "textclean",
-        kind: "reformat",
-        mode: "off",
-        tokensBefore: 0,
-        tokensAfter: 0,
-        durationMs: 0,
-        changed: 0,
-        dropped: 0,
-        keys: [],
-      },
+      entry: newEntry("textclean", "reformat", "off"),
     });
   }
   state.recordReformats();
