@@ -29,6 +29,7 @@ export const cmdfilter: OutputComponent<"cmdfilter"> = {
   kind: "offload",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce(output, options, context) {
     const command = commandOf(output.call);
     if (command === undefined || output.contentClass === "file") return undefined;

@@ -19,6 +19,7 @@ export const collapse = {
   kind: "offload",
   scope: "output",
   reachesBack: false,
+  bounds: true,
   reduce(output, options, context) {
     const { text, contentClass } = output;
     const budget = isFactClass(contentClass) ? options.max_fact_tokens : options.max_tokens;

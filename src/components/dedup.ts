@@ -14,6 +14,7 @@ export const dedup = {
   kind: "offload",
   scope: "request",
   reachesBack: false,
+  bounds: false,
   select(options, context) {
     const picked: Selection[] = [];
     const readable = new Map<string, number>();

@@ -37,6 +37,7 @@ export function createExtractLlm(pool: ModelPool): RequestComponent<"extract_llm
     kind: "offload",
     scope: "request",
     reachesBack: false,
+    bounds: false,
     async select(options, context) {
       if (context.goal.trim() === "") return [];
       const candidates = context.outputs.filter(

@@ -178,6 +178,7 @@ export const extract: OutputComponent<"extract"> = {
   kind: "offload",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;

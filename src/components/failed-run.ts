@@ -16,6 +16,7 @@ export const failedRun = {
   kind: "offload",
   scope: "request",
   reachesBack: true,
+  bounds: false,
   select(options, context) {
     // A run supersedes another only while it can be read: reduced or marked runs do not count.
     const runs = context.outputs

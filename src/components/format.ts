@@ -14,6 +14,7 @@ export const format = {
   kind: "reformat",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce(output, options, context) {
     const document = parseJsonDocument(output.text);
     if (document === undefined) return undefined;

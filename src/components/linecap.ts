@@ -109,6 +109,7 @@ export const linecap: OutputComponent<"linecap"> = {
   kind: "offload",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;

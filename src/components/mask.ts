@@ -16,6 +16,7 @@ export const mask = {
   kind: "offload",
   scope: "request",
   reachesBack: true,
+  bounds: false,
   select(options, context) {
     const picked: Selection[] = [];
     const firstRecent = context.outputs.length - options.keep_recent;

@@ -22,6 +22,7 @@ export const searchfold = {
   kind: "reformat",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce(output, options, context) {
     if (output.contentClass !== "search") return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;

@@ -28,6 +28,7 @@ export const smartcrush = {
   kind: "offload",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce(output, options, context) {
     if (!mayBeJsonDocument(output.text)) return crushOutlined(output.text, options, context);
     const document = parseJsonDocument(output.text);

@@ -35,6 +35,7 @@ export function createSummarize(pool: ModelPool): MessagesComponent<"summarize">
     kind: "offload",
     scope: "messages",
     reachesBack: true,
+    bounds: false,
     async reduce(options, context, view) {
       const cut = chooseCut(view.messages, options.keep_last);
       if (!cut) return undefined;

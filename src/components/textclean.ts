@@ -25,6 +25,7 @@ export const textclean = {
   kind: "reformat",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce(output, options, context) {
     const cleaned = cleanText(output.text);
     if (cleaned === output.text) return undefined;

@@ -15,6 +15,7 @@ export const toon = {
   kind: "reformat",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce(output, options, context) {
     const document = parseJsonDocument(output.text);
     if (document === undefined || !holdsUniformArray(document.value)) return undefined;

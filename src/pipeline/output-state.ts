@@ -67,7 +67,9 @@ export class OutputState {
     },
   ): void {
     const before = this.current[index] as string;
-    if (change.kind === "offload") {
+    // A bound composed onto an earlier offload (bound.ts) writes that offload's marker, whose
+    // original is already stashed: the output keeps one marker and one original.
+    if (change.kind === "offload" && !this.offloaded[index]) {
       this.offloaded[index] = true;
       if (change.mode === "full") {
         for (const id of new Set(markerIds(text))) {

@@ -1,4 +1,5 @@
 import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
+import type { Bound } from "./bound.js";
 import { guardChanges, guardOf } from "./guards.js";
 import type { OutputState } from "./output-state.js";
 import { reduceOutput } from "./reduce-output.js";
@@ -24,13 +25,34 @@ export async function changeOutputs(
   entry: ComponentReport,
   context: ComponentContext,
   pending: Map<string, string>,
+  bound?: Bound,
 ): Promise<void> {
   const proposed = await proposeChanges(deps, component, options, entry.mode, context, pending);
   const changes = proposed.filter(
     (change) => change.refersTo === undefined || !state.offloaded[change.refersTo],
   );
   const guard = guardOf(deps.tokens, state, component.kind, entry.mode, context.mayChange, pending);
-  const kept = guardChanges(guard, changes, entry);
+  // An offload's result the bound takes further is guarded as that composition (bound.ts),
+  // after the component's other changes: a component a guard reverts changes nothing.
+  const composed = new Map<number, string>();
+  if (bound !== undefined && component.kind === "offload") {
+    for (const { index, text, refersTo } of changes) {
+      if (refersTo !== undefined) continue;
+      const further = await bound.compose(index, text, entry.mode, pending);
+      if (further !== undefined) composed.set(index, further);
+    }
+  }
+  const kept = guardChanges(
+    guard,
+    changes.filter((change) => !composed.has(change.index)),
+    entry,
+  );
+  const step = { name, entry, mayChange: context.mayChange, pending };
+  for (const change of changes) {
+    const further = composed.get(change.index);
+    if (further === undefined || bound?.keep(step, change.index, change.text, further)) continue;
+    kept.push(...guardChanges(guard, [change], entry));
+  }
   for (const change of kept) {
     state.apply(change.index, change.text, {
       name,

@@ -1,4 +1,6 @@
+import type { ComponentName } from "../config/schema.js";
 import type { ToolOutput } from "../wire/types.js";
+import { Bound } from "./bound.js";
 import { componentContext, currentOutput, currentOutputs } from "./context.js";
 import { guardChanges, guardOf } from "./guards.js";
 import type { OutputState } from "./output-state.js";
@@ -27,7 +29,8 @@ export async function replay(
   for (const [index, decision] of request.frozen.entries()) {
     if (decision === undefined || !replayable(index)) continue;
     replayed++;
-    for (const name of decision) {
+    for (let step = 0; step < decision.length; step++) {
+      const name = decision[step] as ComponentName;
       const component = deps.registry[name] as Component | undefined;
       if (!component || component.scope === "messages") break;
       const entry = entries.entryFor(name, component.kind, true);
@@ -51,6 +54,19 @@ export async function replay(
           : // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
             component.reduce(output, options as any, context);
       if (text === undefined || text === output.text) break;
+      // An offload the bound took further in the same run is replayed as that composition.
+      const next = decision[step + 1];
+      const bound =
+        component.kind === "offload" && next !== undefined
+          ? Bound.of(deps, request, state, next, () => entries.entryFor(next, "offload", true))
+          : undefined;
+      const composed = await bound?.compose(index, text, entry.mode, pending);
+      const offload = { name, entry, mayChange: only, pending };
+      if (composed !== undefined && bound?.keep(offload, index, text, composed)) {
+        outputs[index] = currentOutput(request, state, index);
+        step++;
+        continue;
+      }
       const guard = guardOf(deps.tokens, state, component.kind, entry.mode, only, pending);
       let kept: Change[];
       try {

@@ -3,6 +3,7 @@ import type { Decision } from "../session/ledger.js";
 import type { PendingStash } from "../session/records.js";
 import type { Transcript } from "../wire/transcript.js";
 import { ambiguousRecords } from "./ambiguity.js";
+import { Bound } from "./bound.js";
 import { componentContext } from "./context.js";
 import { eligibility } from "./eligibility.js";
 import { componentGates } from "./gating.js";
@@ -123,9 +124,10 @@ async function runOnce(
   const replayed = await replay(deps, request, state, entries, (index) => !held.has(index));
   const gateOf = componentGates(deps, request);
   const eligibleFor = eligibility(deps, request, state, held);
+  const bound = boundOf(deps, request, state, entries, gateOf);
   let replacement: AcceptedReplacement | undefined;
   let view: MessagesView | undefined;
-  for (const name of request.names) {
+  for (const [position, name] of request.names.entries()) {
     const component = deps.registry[name] as Component | undefined;
     const entry = entries.entryFor(name, component?.kind, false);
     const gate = gateOf(name, component);
@@ -157,7 +159,8 @@ async function runOnce(
           pending,
         );
       } else {
-        await changeOutputs(deps, state, name, component, options, entry, context, pending);
+        const later = bound !== undefined && bound.position > position ? bound.bound : undefined;
+        await changeOutputs(deps, state, name, component, options, entry, context, pending, later);
       }
     } catch (error) {
       recordRevert(entry, error);
@@ -183,4 +186,22 @@ async function runOnce(
     },
     state,
   };
+}
+
+/**
+ * The first component of the pipeline that bounds an output's size (bound.ts), with its
+ * position, when it runs on this request: offloads before it may be composed with it.
+ */
+function boundOf(
+  deps: PipelineDeps,
+  request: RunRequest,
+  state: OutputState,
+  entries: ReportEntries,
+  gateOf: ReturnType<typeof componentGates>,
+): { readonly position: number; readonly bound: Bound } | undefined {
+  const position = request.names.findIndex((name) => deps.registry[name]?.bounds === true);
+  const name = request.names[position];
+  if (name === undefined || gateOf(name, deps.registry[name]) !== undefined) return undefined;
+  const bound = Bound.of(deps, request, state, name, () => entries.entryFor(name, "offload", true));
+  return bound && { position, bound };
 }

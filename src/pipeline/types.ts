@@ -76,6 +76,12 @@ interface ComponentBase<N extends ComponentName> {
    * request the pipeline replays what it decided before and it does not run.
    */
   readonly reachesBack: boolean;
+  /**
+   * True for the component that bounds an output's size (collapse). When an earlier offload of
+   * the run leaves an output over that bound, the pipeline composes the two (bound.ts): one
+   * change, guarded once against the text before both, under the earlier offload's marker.
+   */
+  readonly bounds: boolean;
 }
 
 /**

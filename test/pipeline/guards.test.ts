@@ -14,6 +14,7 @@ const throwing: Component<"textclean"> = {
   kind: "reformat",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce() {
     throw new Error("boom");
   },
@@ -23,6 +24,7 @@ const growing: Component<"extract"> = {
   kind: "offload",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce: (output, _options, context) =>
     `${output.text}\n${output.text}\n${context.marker(output.text)}`,
 };
@@ -31,6 +33,7 @@ const keyless: Component<"linecap"> = {
   kind: "offload",
   scope: "request",
   reachesBack: false,
+  bounds: false,
   select: (_options, context) => context.outputs.map((output) => ({ index: output.index })),
   reduce: () => "[dropped]",
 };
@@ -39,6 +42,7 @@ const rejecting: Component<"dedup"> = {
   kind: "offload",
   scope: "request",
   reachesBack: false,
+  bounds: false,
   select: () => Promise.reject(new Error("async boom")),
   reduce: () => "",
 };

@@ -14,6 +14,7 @@ const probe: Component<"extract"> = {
   kind: "offload",
   scope: "output",
   reachesBack: false,
+  bounds: false,
   reduce: (output) => `[${output.contentClass}]`,
 };
 

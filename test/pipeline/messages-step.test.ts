@@ -56,6 +56,7 @@ function fixed(
     kind: "offload",
     scope: "messages",
     reachesBack: true,
+    bounds: false,
     reduce: (_options, context, view) => make(view, context),
   };
 }

@@ -84,6 +84,7 @@ describe("/compact says why a body went back untouched", () => {
         kind: "offload",
         scope: "output",
         reachesBack: false,
+        bounds: false,
         reduce: () => new Promise<never>(() => {}),
       } as unknown as NonNullable<Registry["extract"]>,
     };
