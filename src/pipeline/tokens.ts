@@ -93,11 +93,21 @@ export function countO200k(text: string): number {
  */
 export class TokenCounter {
   readonly #memo: SizedMemo<number>;
+  /**
+   * Estimates of texts over EXACT_CHARS, apart from the exact counts: a huge output's estimate
+   * is asked for by the request's count, its guard and its written-back total in one request.
+   */
+  readonly #estimates: SizedMemo<number>;
   readonly #exact: (text: string) => number;
 
-  /** `exact` counts one text exactly (the tests count its calls). */
+  /**
+   * `maxChars` bounds the texts held, exact counts and estimates together; `exact` counts one
+   * text exactly (the tests count its calls).
+   */
   constructor(maxChars = 64 * 1024 * 1024, exact: (text: string) => number = countO200k) {
-    this.#memo = new SizedMemo(maxChars, (key) => key.length + 16);
+    const sizeOf = (key: string) => key.length + 16;
+    this.#memo = new SizedMemo(Math.floor(maxChars * 0.75), sizeOf);
+    this.#estimates = new SizedMemo(Math.floor(maxChars * 0.25), sizeOf);
     this.#exact = exact;
   }
 
@@ -129,12 +139,16 @@ export class TokenCounter {
 
   /**
    * The token count to report for `text`: exact up to EXACT_CHARS units, else an estimate from
-   * windows spread over it, scaled to its length and kept within its bounds. Not remembered: it
-   * costs a few windows and one pass over the text.
+   * windows spread over it, scaled to its length and kept within its bounds, remembered apart
+   * from exact counts (no guard ever reads an estimate as a count).
    */
   estimate(text: string): number {
     if (text.length <= EXACT_CHARS) return this.count(text);
-    return estimateTokens(text, this.#exact);
+    const known = this.#estimates.get(text);
+    if (known !== undefined) return known;
+    const estimated = estimateTokens(text, this.#exact);
+    this.#estimates.set(text, estimated);
+    return estimated;
   }
 
   /**

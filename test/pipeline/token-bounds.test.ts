@@ -167,6 +167,20 @@ describe("TokenCounter on a huge output", () => {
     expect(counter.estimate(small)).toBe(countO200k(small));
   });
 
+  it("estimates a huge output once, however often one request asks", () => {
+    const { counter, counted } = countingCounter();
+    const estimate = counter.estimate(huge);
+    const windows = counted.length;
+    expect(windows).toBeGreaterThan(0);
+    // The request's count, the guard of its collapse and the written-back total.
+    const kept = huge.slice(0, 2000);
+    expect(counter.compare(huge, kept).before).toBe(estimate);
+    expect(counter.estimate(huge)).toBe(estimate);
+    expect(counted.slice(windows)).toEqual([kept.length]);
+    // An estimate is never taken for an exact count.
+    expect(counter.count(huge)).toBe(countO200k(huge));
+  });
+
   it("counts both sides exactly when the bounds cannot decide (a reformat of a huge output)", () => {
     const { counter, counted } = countingCounter();
     const original = buildLog(4 * EXACT_CHARS);
