@@ -104,17 +104,25 @@ function splitRecords(
 /** Error words: a record that mentions one is always kept. */
 const ERROR_WORD =
   /error|fail|exception|panic|fatal|traceback|crash|backoff|oomkilled|evicted|unhealthy|denied|refused|timed?\s?out|invalid|missing|not\s?found|unavailable|degraded/i;
-/** A status-like field, in YAML/JSON (`phase: Pending`, `"status": "down"`). */
+/**
+ * A status-like field, in YAML/JSON (`phase: Pending`, `"status": "down"`); a quote before the
+ * name may be there or not, so the match starts at the name.
+ */
 const STATUS_FIELD =
-  /["']?\b(?:status|phase|state|health|healthy|ready|condition|result|outcome|conclusion)["']?[ \t]*[:=][ \t]*["']?([^"',}\s][^"',}\n]*?)["']?[ \t]*(?:[,}]|$)/gim;
+  /\b(?:status|phase|state|health|healthy|ready|condition|result|outcome|conclusion)["']?[ \t]*[:=][ \t]*["']?([^"',}\s][^"',}\n]*?)["']?[ \t]*(?:[,}]|$)/gim;
 /** Values of a status field, or of a table's status column, that are normal. */
 const NORMAL =
   /^(?:running|succeeded|success|successful|completed?|complete|ready|true|ok|okay|healthy|active|up|passed|pass|enabled|available|bound|established|done|finished|1|yes|none|null|0\/0|\d+\/\d+ running|up .*|exited \(0\).*)$/i;
 
-/** Whether a record's text carries an error word or a status field whose value is not normal. */
+/**
+ * Whether a record's text carries an error word or a status field whose value is not normal.
+ * Every item of a multi-megabyte API dump is asked, so the fields are read by one pattern's own
+ * loop (no iterator, no copy of the pattern per record).
+ */
 export function notableRecord(text: string): boolean {
   if (ERROR_WORD.test(text)) return true;
-  for (const match of text.matchAll(STATUS_FIELD)) {
+  STATUS_FIELD.lastIndex = 0;
+  for (let match = STATUS_FIELD.exec(text); match !== null; match = STATUS_FIELD.exec(text)) {
     const value = (match[1] ?? "").trim();
     if (value !== "" && !NORMAL.test(value)) return true;
   }

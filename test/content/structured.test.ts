@@ -109,6 +109,15 @@ describe("records and what is notable", () => {
     expect(notableRecord(text)).toBe(expected);
   });
 
+  it("reads each record from its start, whatever the record before it held", () => {
+    // The first record stops at its second field; the next one is shorter than that.
+    const long = '{"name":"a","phase":"Running","status":"Pending","other":"padding padding"}';
+    expect(notableRecord(long)).toBe(true);
+    expect(notableRecord('{"status":"down"}')).toBe(true);
+    expect(notableRecord('{"phase":"Running"}')).toBe(false);
+    expect(notableRecord(long)).toBe(true);
+  });
+
   it.each([
     ["api-7d9f8b6c5-2xkqp      1/1     Running            0          3d", false],
     ["worker-5c7b9d8f4-h2jkl   0/1     CrashLoopBackOff   14         3d", true],
