@@ -106,6 +106,8 @@ function readOutline(text: string): JsonOutline | undefined {
   let close = -1;
   for (let at = open; at < text.length; at++) {
     const code = text.charCodeAt(at);
+    // Most of a document lies deeper than the items: there only strings and brackets count.
+    if (depth > 2 && code < 128 && BARE[code] === 1) continue;
     const level = depth === 1 ? root : depth === 2 ? member : undefined;
     if (code === QUOTE) {
       const end = stringEnd(text, at);
