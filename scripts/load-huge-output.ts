@@ -1,7 +1,7 @@
 /**
  * The "huge output" scenario of `npm run load -- --huge-output` (§10, big bodies): bodies of
  * 1, 9 and 24 MB, each with one huge output (a make log, a test log, a JSON-lines service log)
- * among twenty ordinary ones, compacted cold by the built service as its own process, with the
+ * among twenty ordinary ones, compacted by the built service as its own process, with the
  * heap flag, memory limit and config it ships with: reversible as k8s/base, clean as
  * k8s/overlays/clean. For each body, in one run:
  *
@@ -9,7 +9,8 @@
  *   that parses the body and answers it serialised again, timed as the service is, from the
  *   last byte of the body sent to the last byte of the answer (the best of three); beside it
  *   the parse and serialisation alone, in this process;
- * - the service's time for the body, cold (a body it has never seen);
+ * - the service's time for the body, new to it, told the cache is cold or told nothing (a body
+ *   it has not seen is then decided as a warm turn: the huge output as the newest, unmasked);
  * - the huge output's o200k tokens before and after;
  * - in reversible mode, whether /rehydrate gives back the body byte for byte;
  * - /livez, polled every 50 ms throughout from a thread of its own;
@@ -108,7 +109,13 @@ interface Answer {
 }
 
 /** POSTs `body`; the milliseconds from its last byte sent to the answer's last byte. */
-function post(port: number, path: string, body: Buffer, session: string): Promise<Answer> {
+function post(
+  port: number,
+  path: string,
+  body: Buffer,
+  session: string,
+  cache: HugeCache = "cold",
+): Promise<Answer> {
   return new Promise((done, fail) => {
     let sent = 0;
     const request = httpRequest(
@@ -121,7 +128,7 @@ function post(port: number, path: string, body: Buffer, session: string): Promis
         agent: false,
         headers: {
           "content-type": "application/json",
-          "x-context-guru-cache": "cold",
+          ...(cache === "cold" ? { "x-context-guru-cache": "cold" } : {}),
           "x-context-guru-session": session,
         },
       },
@@ -192,10 +199,20 @@ interface Sample {
   readonly parse: number;
 }
 
+/**
+ * What the service is told of the model server's cache: `cold` (the header), or nothing — a body
+ * it has not seen is then decided as on a warm turn (§4a: unknown history is warm), which is how
+ * an agent's new huge output arrives mid-session: no output is masked, each new one is decided
+ * on first sight.
+ */
+export type HugeCache = "cold" | "unknown";
+export const HUGE_CACHES: readonly HugeCache[] = ["cold", "unknown"];
+
 /** Bodies of one kind and size, each new to the service. */
 interface Case {
   readonly kind: HugeKind;
   readonly megabytes: number;
+  readonly cache: HugeCache;
   readonly samples: readonly Sample[];
 }
 
@@ -236,8 +253,8 @@ async function runDeployment(target: Deployment, cases: readonly Case[]): Promis
       const exact: string[] = [];
       const missed: string[] = [];
       for (const [number, sample] of item.samples.entries()) {
-        const session = `huge-${target.mode}-${item.kind}-${item.megabytes}-${number}`;
-        const compacted = await post(server.port, "/compact", sample.bytes, session);
+        const session = `huge-${target.mode}-${item.kind}-${item.megabytes}-${item.cache}-${number}`;
+        const compacted = await post(server.port, "/compact", sample.bytes, session, item.cache);
         compactMs.push(compacted.ms);
         if (compacted.status !== 200 || compacted.passthrough !== undefined) {
           missed.push(compacted.passthrough ?? String(compacted.status));
@@ -259,7 +276,7 @@ async function runDeployment(target: Deployment, cases: readonly Case[]): Promis
       ok &&= missed.length === 0 && ratio <= 3 && worstKept <= 5 && allExact !== "NO";
       const tokens = median(item.samples.map((sample) => sample.tokensBefore));
       console.log(
-        `  ${pad(item.megabytes, 3)} MB ${item.kind.padEnd(5)} ${target.mode.padEnd(10)} ` +
+        `  ${pad(item.megabytes, 3)} MB ${item.kind.padEnd(5)} ${item.cache.padEnd(7)} ${target.mode.padEnd(10)} ` +
           `${pad(median(item.samples.map((sample) => sample.parse)).toFixed(0), 5)} ${pad(floor.toFixed(0), 6)} ` +
           `${pad(compact.toFixed(0), 7)} ${pad(ratio.toFixed(2), 6)}× ${pad(Math.max(...compactMs).toFixed(0), 7)} ` +
           `${pad(tokens, 9)} ${pad(worstKept.toFixed(2), 6)} % ${allExact.padStart(5)}` +
@@ -283,6 +300,7 @@ async function runDeployment(target: Deployment, cases: readonly Case[]): Promis
 export async function hugeOutputScenario(
   sizes: readonly number[] = [1, 9, 24],
   samples = 3,
+  caches: readonly HugeCache[] = HUGE_CACHES,
 ): Promise<boolean> {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
@@ -296,30 +314,32 @@ export async function hugeOutputScenario(
   let ok = true;
   let seed = 1;
   console.log(
-    `huge output: built service as its own process, shipped heap, limit and config; each row ${samples} bodies new to the service, cold; ms`,
+    `huge output: built service as its own process, shipped heap, limit and config; each row ${samples} bodies new to the service; ms`,
   );
   console.log(
-    "  size  kind  mode       parse  floor compact  ratio  slowest  tokens before  kept   exact",
+    "  size  kind  cache   mode       parse  floor compact  ratio  slowest  tokens before  kept   exact",
   );
   for (const target of targets) {
-    // Bodies of their own for each deployment: no memo of one serves the other.
+    // Bodies of their own for each deployment and cache state: no memo of one serves another.
     const cases: Case[] = [];
     const echo = await startEcho(target.nodeOptions);
     try {
       for (const megabytes of sizes) {
         for (const kind of HUGE_KINDS) {
-          const bodies: Sample[] = [];
-          for (let number = 0; number < samples; number++) {
-            const { body, index, output } = hugeOutputBody(kind, megabytes * MB, seed++);
-            const bytes = Buffer.from(body);
-            let floor = Number.POSITIVE_INFINITY;
-            for (let trial = 0; trial < 3; trial++) {
-              floor = Math.min(floor, (await post(echo.port, "/", bytes, "echo")).ms);
+          for (const cache of caches) {
+            const bodies: Sample[] = [];
+            for (let number = 0; number < samples; number++) {
+              const { body, index, output } = hugeOutputBody(kind, megabytes * MB, seed++);
+              const bytes = Buffer.from(body);
+              let floor = Number.POSITIVE_INFINITY;
+              for (let trial = 0; trial < 3; trial++) {
+                floor = Math.min(floor, (await post(echo.port, "/", bytes, "echo")).ms);
+              }
+              const parse = parseFloor(bytes);
+              bodies.push({ bytes, index, tokensBefore: countO200k(output), floor, parse });
             }
-            const parse = parseFloor(bytes);
-            bodies.push({ bytes, index, tokensBefore: countO200k(output), floor, parse });
+            cases.push({ kind, megabytes, cache, samples: bodies });
           }
-          cases.push({ kind, megabytes, samples: bodies });
         }
       }
     } finally {

@@ -11,8 +11,9 @@
  * worst-case bodies at the shipped heap.
  *
  * `--huge-output` runs the huge-output scenario (scripts/load-huge-output.ts): bodies of 1, 9
- * and 24 MB with one huge output each, compacted cold in reversible and clean mode against the
- * time of parsing and serialising them, /rehydrate byte for byte, /livez and peak memory.
+ * and 24 MB with one huge output each, compacted in reversible and clean mode, cold and with no
+ * cache header (decided as a warm turn), against the time of parsing and serialising them,
+ * /rehydrate byte for byte, /livez and peak memory.
  *
  * `--redis-cluster` runs the reversible service on Redis instead: one standalone redis-server,
  * then a 6-node Redis Cluster on loopback (3 masters, 3 replicas), same bodies and connections,
@@ -21,6 +22,7 @@
  *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
  *     [--sustain-max-bytes B] [--sustain-memo-bytes B] [--sustain-connections N]
  *   npm run load -- --huge-output [--huge-output-sizes 1,9,24] [--huge-output-samples 3]
+ *     [--huge-output-cache cold,unknown]
  *   npm run load -- --big-body [--big-body-rate 100] [--big-body-connections 4] [--duration 10]
  */
 import { existsSync } from "node:fs";
@@ -43,7 +45,7 @@ import type { Store } from "../src/store/types.js";
 import { startRedisCluster } from "../test/support/redis-cluster.js";
 import { startRedisServer } from "../test/support/redis-server.js";
 import { bigBodyScenario } from "./load-big-body.js";
-import { hugeOutputScenario } from "./load-huge-output.js";
+import { HUGE_CACHES, type HugeCache, hugeOutputScenario } from "./load-huge-output.js";
 
 interface LoadRequest {
   method: "POST";
@@ -80,6 +82,7 @@ const { values } = parseArgs({
     "huge-output": { type: "boolean", default: false },
     "huge-output-sizes": { type: "string", default: "1,9,24" },
     "huge-output-samples": { type: "string", default: "3" },
+    "huge-output-cache": { type: "string", default: "cold,unknown" },
     "redis-cluster": { type: "boolean", default: false },
     "big-body-rate": { type: "string", default: "100" },
     "big-body-connections": { type: "string", default: "4" },
@@ -241,7 +244,13 @@ if (values["huge-output"]) {
     .split(",")
     .map((size) => wholeNumber(size, "huge-output-sizes"));
   const samples = wholeNumber(values["huge-output-samples"], "huge-output-samples");
-  process.exit((await hugeOutputScenario(sizes, samples)) ? 0 : 1);
+  const caches = (values["huge-output-cache"] ?? "").split(",").map((cache) => {
+    if (!(HUGE_CACHES as readonly string[]).includes(cache)) {
+      throw new Error(`--huge-output-cache: ${cache} is not one of ${HUGE_CACHES.join(", ")}`);
+    }
+    return cache as HugeCache;
+  });
+  process.exit((await hugeOutputScenario(sizes, samples, caches)) ? 0 : 1);
 }
 
 if (values["big-body"]) {
