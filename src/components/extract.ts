@@ -62,20 +62,27 @@ function isLongEnoughToDrop(lines: readonly string[], from: number, to: number):
   let count = 0;
   for (let index = from; index < to; index++) {
     const line = lines[index] as string;
-    for (let at = 0; at < line.length && count < MIN_REPEAT_CHARS; at++) {
-      if (!/\s/.test(line[at] as string)) count++;
+    for (let at = 0; at < line.length; at++) {
+      if (!isBlank(line.charCodeAt(at)) && ++count >= MIN_REPEAT_CHARS) return true;
     }
-    if (count >= MIN_REPEAT_CHARS) return true;
   }
   return false;
 }
 
+/** Whether a UTF-16 unit is white space as `\s` reads it. */
+function isBlank(code: number): boolean {
+  if (code === 0x20 || (code >= 0x09 && code <= 0x0d)) return true;
+  if (code < 0xa0) return false;
+  return /\s/.test(String.fromCharCode(code));
+}
+
 /**
  * Length of the longest run starting at `at` that appeared consecutively before `at`; the run
- * never takes in an error line.
+ * never takes in an error line (`errors`: whether each line has an error word).
  */
 function repeatedRunLength(
   lines: readonly string[],
+  errors: readonly boolean[],
   at: number,
   earlier: readonly number[],
 ): number {
@@ -87,7 +94,7 @@ function repeatedRunLength(
       start + length < at &&
       at + length < lines.length &&
       lines[start + length] === lines[at + length] &&
-      !ERROR_WORD.test(lines[at + length] as string)
+      !errors[at + length]
     ) {
       length++;
     }
@@ -104,6 +111,7 @@ function fates(lines: readonly string[]): Fate[] {
   const candidates: number[] = [];
   for (const [index, kind] of fate.entries()) if (kind === "kept") candidates.push(index);
   const texts = candidates.map((index) => lines[index] as string);
+  const errors = texts.map((line) => ERROR_WORD.test(line));
   const seen = new Map<string, number[]>();
   const remember = (position: number) => {
     const line = texts[position] as string;
@@ -114,9 +122,9 @@ function fates(lines: readonly string[]): Fate[] {
   let position = 0;
   while (position < texts.length) {
     const line = texts[position] as string;
-    const run = ERROR_WORD.test(line)
+    const run = errors[position]
       ? 0
-      : repeatedRunLength(texts, position, seen.get(line) ?? []);
+      : repeatedRunLength(texts, errors, position, seen.get(line) ?? []);
     if (run > 0 && isLongEnoughToDrop(texts, position, position + run)) {
       for (const end = position + run; position < end; position++) {
         fate[candidates[position] as number] = "repeated";
@@ -132,10 +140,17 @@ function fates(lines: readonly string[]): Fate[] {
 
 /** When no non-blank line is kept, keeps the first and the last one. */
 function keepEnds(lines: readonly string[], fate: Fate[]): void {
-  const filled = [...lines.keys()].filter((index) => (lines[index] as string).trim() !== "");
-  if (filled.length === 0 || filled.some((index) => fate[index] === "kept")) return;
-  fate[filled[0] as number] = "kept";
-  fate[filled[filled.length - 1] as number] = "kept";
+  let first = -1;
+  let last = -1;
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    if (fate[index] === "kept") return;
+    if (first === -1) first = index;
+    last = index;
+  }
+  if (first === -1) return;
+  fate[first] = "kept";
+  fate[last] = "kept";
 }
 
 function plural(count: number, noun: string): string {
