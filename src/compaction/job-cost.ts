@@ -24,6 +24,22 @@ export function heapEstimate(kind: keyof typeof COST, input: JobInput): number {
   return FIXED + perByte * input.length + perQuote * valueQuotes(input);
 }
 
+/**
+ * The estimate when it exceeds `budget`, else undefined. A body that fits even were every byte
+ * a value quote (the most heapEstimate can count) is not read: a pass over each byte costs a
+ * body of a megabyte more than some of its compaction steps.
+ */
+export function overBudget(
+  kind: keyof typeof COST,
+  input: JobInput,
+  budget: number,
+): number | undefined {
+  const { perByte, perQuote } = COST[kind];
+  if (FIXED + (perByte + perQuote) * input.length <= budget) return undefined;
+  const estimate = heapEstimate(kind, input);
+  return estimate > budget ? estimate : undefined;
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /**

@@ -11,7 +11,7 @@ import type {
   TooCostly,
   WorkerSetup,
 } from "./job.js";
-import { heapEstimate, jobHeapBudget } from "./job-cost.js";
+import { jobHeapBudget, overBudget } from "./job-cost.js";
 import { StoreClient } from "./store-rpc.js";
 
 /**
@@ -40,8 +40,8 @@ function decoded(input: JobRequest["input"]): string | undefined {
 
 /** Undefined when the job's estimated heap fits the budget, else why it is refused. */
 function tooCostly(job: JobRequest): TooCostly | undefined {
-  const estimate = heapEstimate(job.kind, job.input);
-  return estimate > budget ? { kind: "too_costly", estimate, budget } : undefined;
+  const estimate = overBudget(job.kind, job.input, budget);
+  return estimate === undefined ? undefined : { kind: "too_costly", estimate, budget };
 }
 
 async function compact(job: Extract<JobRequest, { kind: "compact" }>): Promise<CompactOutcome> {

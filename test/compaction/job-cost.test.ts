@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { heapEstimate } from "../../src/compaction/job-cost.js";
+import { heapEstimate, overBudget } from "../../src/compaction/job-cost.js";
 import { parseJsonDocument } from "../../src/components/json-document.js";
 import { JSON_DOCUMENT_MAX_CHARS } from "../../src/content/json-limit.js";
 
@@ -56,6 +56,37 @@ describe("heapEstimate", () => {
     expect(fromText).toBe(fromBytes);
     // 18 quotes of values and keys, and 2 escaped ones in a short string.
     expect(fromText).toBe(32 * 1024 * 1024 + 10 * text.length + 48 * (18 + 2));
+  });
+});
+
+describe("overBudget", () => {
+  /** `bytes` as a body whose every byte read is counted. */
+  const counted = (bytes: Uint8Array) => {
+    const reads = { count: 0 };
+    const input = new Proxy(bytes, {
+      get(target, name) {
+        if (typeof name === "string" && /^\d+$/.test(name)) reads.count++;
+        const value = Reflect.get(target, name, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return { input, reads };
+  };
+  const bytes = new TextEncoder().encode(body(jsonLines(2_000)));
+
+  it("does not read a body that fits even were every byte a value quote", () => {
+    const { input, reads } = counted(bytes);
+    const roomy = 32 * 1024 * 1024 + (10 + 48) * bytes.length;
+    expect(overBudget("compact", input, roomy)).toBeUndefined();
+    expect(reads.count).toBe(0);
+  });
+
+  it("reads a body that may not fit, and answers its estimate only when it does not", () => {
+    const estimate = heapEstimate("compact", bytes);
+    const fits = counted(bytes);
+    expect(overBudget("compact", fits.input, estimate)).toBeUndefined();
+    expect(fits.reads.count).toBe(bytes.length);
+    expect(overBudget("compact", bytes, estimate - 1)).toBe(estimate);
   });
 });
 
