@@ -1,5 +1,5 @@
 import { itemsOfJson, showItems } from "../content/json-outline.js";
-import { notableRecord, notableRow, recordsOf } from "../content/records.js";
+import { documentRecords, notableRecord } from "../content/records.js";
 
 /**
  * The lines of a table or YAML document shortened by whole records (content/records.ts): the
@@ -16,12 +16,12 @@ export function collapseRecords(
   tailLines: number,
   marker: (phrase: string) => string,
 ): string[] | undefined {
-  const found = recordsOf(lines, kind);
+  const found = documentRecords(lines, kind);
   if (found === undefined) return undefined;
-  const { head, records, end } = found;
-  const header = lines[0] ?? "";
+  const { head, records, end, notable } = found;
   const sizes = records.map((record) => record.end - record.start);
-  const keep = new Array<boolean>(records.length).fill(false);
+  // Every notable record is kept.
+  const keep = [...notable];
   let budget = headLines;
   for (let at = 0; at < records.length && (sizes[at] as number) <= budget; at++) {
     keep[at] = true;
@@ -32,10 +32,6 @@ export function collapseRecords(
     keep[at] = true;
     budget -= sizes[at] as number;
   }
-  records.forEach((record, at) => {
-    const text = lines.slice(record.start, record.end).join("\n");
-    if (kind === "table" ? notableRow(header, text) : notableRecord(text)) keep[at] = true;
-  });
   if (keep.every(Boolean)) return undefined;
   const unit = kind === "table" ? "row" : "record";
   const kept = lines.slice(0, head);

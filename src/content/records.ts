@@ -27,6 +27,57 @@ export function recordsOf(lines: readonly string[], kind: "yaml" | "table"): Rec
   return found !== undefined && found.records.length >= 2 ? found : undefined;
 }
 
+/** A document's records and, by record, whether it is notable (notableRow, notableRecord). */
+export interface DocumentRecords extends Records {
+  readonly notable: readonly boolean[];
+}
+
+/**
+ * The last document read: a reducer reads a long table or YAML document record by record, and
+ * the fidelity check of its change reads the same lines again (split on its own).
+ */
+let lastDocument:
+  | {
+      readonly lines: readonly string[];
+      readonly kind: "yaml" | "table";
+      readonly found: DocumentRecords | undefined;
+    }
+  | undefined;
+
+/**
+ * The records of `lines` of a table or YAML document with what is notable among them, or
+ * undefined when it has fewer than two records. Given lines equal to the last ones read (one
+ * comparison a line), the last answer.
+ */
+export function documentRecords(
+  lines: readonly string[],
+  kind: "yaml" | "table",
+): DocumentRecords | undefined {
+  if (lastDocument?.kind === kind && sameLines(lastDocument.lines, lines)) {
+    return lastDocument.found;
+  }
+  const records = recordsOf(lines, kind);
+  const header = lines[0] ?? "";
+  const found = records && {
+    ...records,
+    notable: records.records.map(({ start, end }) => {
+      // Most records are one line (every row of a table): no copy of it to read it.
+      const text =
+        end === start + 1 ? (lines[start] as string) : lines.slice(start, end).join("\n");
+      return kind === "table" ? notableRow(header, text) : notableRecord(text);
+    }),
+  };
+  lastDocument = { lines, kind, found };
+  return found;
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let at = 0; at < a.length; at++) if (a[at] !== b[at]) return false;
+  return true;
+}
+
 const PSQL_RULE = /^-+(?:\+-+)+$|^[-=]{3,}(?:\s+[-=]{3,})*$/;
 const PSQL_FOOTER = /^\(\d+ rows?\)$/;
 

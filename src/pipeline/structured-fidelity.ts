@@ -1,6 +1,6 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
 import { outlineJson } from "../content/json-outline.js";
-import { notableRecord, notableRow, recordsOf } from "../content/records.js";
+import { documentRecords } from "../content/records.js";
 import type { FidelityViolation } from "./fidelity.js";
 
 /**
@@ -71,12 +71,11 @@ function checkRecords(
   const received = original.endsWith("\n")
     ? original.slice(0, -1).split("\n")
     : original.split("\n");
-  const found = recordsOf(received, kind);
+  const found = documentRecords(received, kind);
   const starts = new Map<number, number>();
   found?.records.forEach((record, index) => {
     starts.set(record.start, index);
   });
-  const header = received[0] ?? "";
   let at = 0;
   for (let line = 0; line < lines.length; line++) {
     const returned = lines[line] as string;
@@ -90,10 +89,8 @@ function checkRecords(
     const next = lines[line + 1];
     let record = first;
     do {
-      const { start, end } = found.records[record] as { start: number; end: number };
-      const text = received.slice(start, end).join("\n");
-      if (kind === "table" ? notableRow(header, text) : notableRecord(text)) return "record_cut";
-      at = end;
+      if (found.notable[record]) return "record_cut";
+      at = (found.records[record] as { end: number }).end;
       record++;
     } while (record < found.records.length && received[at] !== next);
   }

@@ -1,7 +1,12 @@
 import { decode } from "@toon-format/toon";
 import { describe, expect, it } from "vitest";
 import { classifyOutput } from "../../src/content/classify.js";
-import { notableRecord, notableRow, recordsOf } from "../../src/content/records.js";
+import {
+  documentRecords,
+  notableRecord,
+  notableRow,
+  recordsOf,
+} from "../../src/content/records.js";
 import { checkFidelity } from "../../src/pipeline/fidelity.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { outputTexts, transcriptOf } from "../support/fact-arbitraries.js";
@@ -124,6 +129,31 @@ describe("records and what is notable", () => {
     ["api-7d9f8b6c5-9wzlm      0/1     Running            0          3d", true],
   ])("notableRow(%j) is %s", (row, expected) => {
     expect(notableRow(KUBECTL_GET.split("\n")[0] as string, row)).toBe(expected);
+  });
+});
+
+describe("documentRecords", () => {
+  it("reads a document once for the reducer and the fidelity check, each with lines of its own", () => {
+    const read = documentRecords(KUBECTL_GET.split("\n"), "table");
+    expect(read?.notable).toEqual(
+      (read?.records ?? []).map(({ start }) =>
+        notableRow(KUBECTL_GET.split("\n")[0] as string, KUBECTL_GET.split("\n")[start] as string),
+      ),
+    );
+    expect(read?.notable).toContain(true);
+    // The same lines split again: the same answer, not a second reading.
+    expect(documentRecords(KUBECTL_GET.split("\n"), "table")).toBe(read);
+    // Lines that differ in one record, or the same lines read as YAML: read afresh.
+    const healed = KUBECTL_GET.replace(
+      "0/1     CrashLoopBackOff",
+      "1/1     Running         ",
+    ).split("\n");
+    const other = documentRecords(healed, "table");
+    expect(other).not.toBe(read);
+    expect(other?.notable.filter(Boolean).length).toBeLessThan(
+      read?.notable.filter(Boolean).length ?? 0,
+    );
+    expect(documentRecords(healed, "yaml")).not.toBe(other);
   });
 });
 
