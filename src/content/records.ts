@@ -34,14 +34,15 @@ export interface DocumentRecords extends Records {
 
 /**
  * The last document read: a reducer reads a long table or YAML document record by record, and
- * the fidelity check of its change reads the same lines again (split on its own).
+ * the fidelity check of its change reads the same lines again (split on its own), in the same
+ * turn of the event loop. Held weakly: a document of megabytes is not kept beyond its request.
  */
 let lastDocument:
-  | {
+  | WeakRef<{
       readonly lines: readonly string[];
       readonly kind: "yaml" | "table";
       readonly found: DocumentRecords | undefined;
-    }
+    }>
   | undefined;
 
 /**
@@ -53,9 +54,8 @@ export function documentRecords(
   lines: readonly string[],
   kind: "yaml" | "table",
 ): DocumentRecords | undefined {
-  if (lastDocument?.kind === kind && sameLines(lastDocument.lines, lines)) {
-    return lastDocument.found;
-  }
+  const last = lastDocument?.deref();
+  if (last?.kind === kind && sameLines(last.lines, lines)) return last.found;
   const records = recordsOf(lines, kind);
   const header = lines[0] ?? "";
   const found = records && {
@@ -67,7 +67,7 @@ export function documentRecords(
       return kind === "table" ? notableRow(header, text) : notableRecord(text);
     }),
   };
-  lastDocument = { lines, kind, found };
+  lastDocument = new WeakRef({ lines, kind, found });
   return found;
 }
 
