@@ -9,8 +9,8 @@ import { type CommandFilter, dropWhere } from "./filter.js";
  * (`Tests: …`, `Test Files …`). Notes: `… (3 passed tests)`, `… (1 passed file)`.
  */
 
-const PASSED = /^\s*[✓✔√]\s/;
-const PASSED_FILE = /^\s*PASS\s+\S/;
+/** A passing test (`✓ adds numbers`), or a passing file when the group matched (`PASS src/a.test.ts`). */
+const PASSED = /^\s*(?:(PASS\s+\S)|[✓✔√]\s)/;
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 
 function isRunner(argv: readonly string[]): boolean {
@@ -25,7 +25,9 @@ export const jest: CommandFilter = {
   matches: isRunner,
   plan: (lines) =>
     dropWhere(lines, (line) => {
-      if (PASSED_FILE.test(line)) return "passed file";
-      return PASSED.test(line) ? "passed test" : undefined;
+      // One pattern a line: a test log runs to hundreds of thousands of lines.
+      const passed = PASSED.exec(line);
+      if (passed === null) return undefined;
+      return passed[1] === undefined ? "passed test" : "passed file";
     }),
 };
