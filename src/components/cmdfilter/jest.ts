@@ -9,8 +9,8 @@ import { type CommandFilter, dropWhere } from "./filter.js";
  * (`Tests: …`, `Test Files …`). Notes: `… (3 passed tests)`, `… (1 passed file)`.
  */
 
-/** A passing test (`✓ adds numbers`), or a passing file when the group matched (`PASS src/a.test.ts`). */
-const PASSED = /^\s*(?:(PASS\s+\S)|[✓✔√]\s)/;
+const PASSED = /^\s*[✓✔√]\s/;
+const PASSED_FILE = /^\s*PASS\s+\S/;
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 
 function isRunner(argv: readonly string[]): boolean {
@@ -25,9 +25,8 @@ export const jest: CommandFilter = {
   matches: isRunner,
   plan: (lines) =>
     dropWhere(lines, (line) => {
-      // One pattern a line: a test log runs to hundreds of thousands of lines.
-      const passed = PASSED.exec(line);
-      if (passed === null) return undefined;
-      return passed[1] === undefined ? "passed test" : "passed file";
+      // Passing tests first: most lines of a test log are one, and no line is both.
+      if (PASSED.test(line)) return "passed test";
+      return PASSED_FILE.test(line) ? "passed file" : undefined;
     }),
 };
