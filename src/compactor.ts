@@ -1,5 +1,5 @@
 import { type BreakContext, nextHistory, priceBreak } from "./cache/break-decision.js";
-import { acceptEvent, headChange, headEvent } from "./cache/head-decision.js";
+import { acceptEvent, headChange, headEvent, headEventPossible } from "./cache/head-decision.js";
 import { estimateHead, tokensPerChar } from "./cache/head-estimate.js";
 import { cacheLifetime } from "./cache/lifetime.js";
 import type { CachePrediction } from "./cache/observation.js";
@@ -133,6 +133,8 @@ interface Parsed {
   readonly names: readonly ComponentName[];
   readonly pipelineFallback: boolean;
   readonly tokensBefore: number;
+  /** Tokens of each tool output as received (TokenCounter.estimate), parallel to its outputs. */
+  readonly outputTokens: readonly number[];
   /** Content ids for this request: the shared memo's, and long texts' remembered for it. */
   readonly hash: (text: string) => string;
 }
@@ -277,6 +279,8 @@ export class Compactor {
       kept: history.head?.cost?.after ?? 0,
     };
     if (treatment.state !== "warm") return stay;
+    const estimable = parsed.names.includes("mask");
+    if (!headEventPossible(config.cache, context, warm.tokensAfter, estimable)) return stay;
     const sized = { tokens: warm.tokensAfter, length: warm.text.length };
     const perChar = tokensPerChar(parsed.transcript, parsed.tokensBefore);
     const estimate = estimateHead(
@@ -286,11 +290,12 @@ export class Compactor {
         config,
         registry,
         tokens: this.#tokens,
+        received: parsed.outputTokens,
         perChar,
       },
       { texts: warm.run.texts, decisions: warm.run.decisions, ...sized },
     );
-    const event = headEvent(config.cache, context, estimate, parsed.names.includes("mask"));
+    const event = headEvent(config.cache, context, estimate, estimable);
     if (event === undefined) return stay;
     const cold: CacheTreatment = { state: "cold", reason: event };
     const decided = await this.#decide(parsed, history, cold, options);
@@ -405,10 +410,15 @@ export class Compactor {
       options.pipeline || options.preset
         ? pipelineFor(requested, options.preset ?? config.preset)
         : configuredPipeline(config);
-    const tokensBefore = transcript.strings.reduce(
-      (sum, item) => sum + this.#tokens.estimate(item.text),
-      0,
-    );
+    // Each string counted once a request: the outputs' counts serve the head estimate and the
+    // written-back total.
+    let tokensBefore = 0;
+    const outputTokens: number[] = [];
+    for (const item of transcript.strings) {
+      const tokens = this.#tokens.estimate(item.text);
+      tokensBefore += tokens;
+      if (item.tool) outputTokens.push(tokens);
+    }
     return {
       text,
       body,
@@ -420,6 +430,7 @@ export class Compactor {
       names: names ?? configuredPipeline(config),
       pipelineFallback: names === undefined,
       tokensBefore,
+      outputTokens,
       hash: rememberLongTexts(this.#hash, this.#longChars),
     };
   }
@@ -682,7 +693,7 @@ function writeBack(
     const inMessage = messageEdits.get(output.messageIndex);
     if (inMessage) inMessage.push(edit);
     else messageEdits.set(output.messageIndex, [edit]);
-    saved += count(output.text) - count(next);
+    saved += (parsed.outputTokens[index] as number) - count(next);
   }
   // One spelling record per text: the same text written two ways in one body could not be
   // told apart on the way back, so such a body goes as it came.

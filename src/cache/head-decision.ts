@@ -1,5 +1,10 @@
 import type { CacheConfig } from "../config/schema.js";
-import { type BreakContext, type HeadEstimate, priceBreak } from "./break-decision.js";
+import {
+  type BreakContext,
+  breakPossible,
+  type HeadEstimate,
+  priceBreak,
+} from "./break-decision.js";
 import { overBudget } from "./policy.js";
 
 /**
@@ -25,6 +30,20 @@ export function headEvent(
   }
   if (estimable && priceBreak(context, estimate).pays) return "priced";
   return undefined;
+}
+
+/**
+ * Whether a warm request returned as `tokens` message tokens could have a head event at all,
+ * before anything is estimated: it is over the context budget, or a break could pay in its
+ * context (a history long enough, cached tokens not free). headEvent is undefined otherwise.
+ */
+export function headEventPossible(
+  config: CacheConfig,
+  context: BreakContext,
+  tokens: number,
+  estimable: boolean,
+): boolean {
+  return overBudget(config, tokens) || (estimable && breakPossible(context));
 }
 
 /** Whether the re-decided result is worth what it breaks: `change` is what it really changed. */

@@ -1,7 +1,7 @@
 import { isExcluded } from "../config/excluded-tools.js";
 import type { ComponentName, Config } from "../config/schema.js";
 import type { Registry } from "../pipeline/run.js";
-import type { TokenCounter } from "../pipeline/tokens.js";
+import { EXACT_CHARS, type TokenCounter } from "../pipeline/tokens.js";
 import type { Decision } from "../session/ledger.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { HeadEstimate } from "./break-decision.js";
@@ -37,8 +37,8 @@ export function tokensPerChar(transcript: Transcript, tokens: number): number {
  * least `min_tokens`, not offloaded by a component that runs before it, not the copy a duplicate
  * points to, not excluded) give X less a placeholder each; S is
  * what the returned body holds from the first of them on, its characters at `perChar` tokens
- * each. Token counts come from the counter's memo, which the run has already filled for these
- * texts.
+ * each. An output returned as received is counted as the request counted it (`received`); one
+ * returned changed, from the counter's memo, which the run has already filled for these texts.
  */
 export function estimateHead(
   request: {
@@ -47,12 +47,14 @@ export function estimateHead(
     readonly config: Config;
     readonly registry: Registry;
     readonly tokens: TokenCounter;
+    /** Tokens of each output as received (TokenCounter.estimate), parallel to its outputs. */
+    readonly received: readonly number[];
     /** Tokens a character of the body costs (tokensPerChar). */
     readonly perChar: number;
   },
   warm: WarmResult,
 ): HeadEstimate {
-  const { transcript, names, config, registry, tokens, perChar } = request;
+  const { transcript, names, config, registry, tokens, received, perChar } = request;
   const none = { tokens: warm.tokens, cleared: 0, suffix: 0 };
   if (!names.includes("mask") || registry.mask === undefined) return none;
   const options = config.components.mask;
@@ -67,6 +69,7 @@ export function estimateHead(
   for (const output of transcript.outputs) {
     if (warm.decisions[output.index]?.includes("dedup")) pointedTo.add(output.text);
   }
+  const least = Math.max(options.min_tokens, MASK_PLACEHOLDER_TOKENS + 1);
   let cleared = 0;
   let first: number | undefined;
   for (const output of transcript.outputs) {
@@ -74,10 +77,14 @@ export function estimateHead(
     const decision = warm.decisions[output.index] ?? [];
     if (decision.some(offloadsFirst)) continue;
     if (pointedTo.has(output.text)) continue;
-    if (isExcluded(output.call?.name, config, "mask")) continue;
     const text = warm.texts[output.index] ?? output.text;
-    if (!tokens.atLeast(text, Math.max(options.min_tokens, MASK_PLACEHOLDER_TOKENS + 1))) continue;
-    cleared += tokens.estimate(text) - MASK_PLACEHOLDER_TOKENS;
+    // Up to EXACT_CHARS the received count is exact, and at least `least` exactly when
+    // TokenCounter.atLeast says so.
+    const known =
+      text === output.text && text.length <= EXACT_CHARS ? received[output.index] : undefined;
+    if (known === undefined ? !tokens.atLeast(text, least) : known < least) continue;
+    if (isExcluded(output.call?.name, config, "mask")) continue;
+    cleared += (known ?? tokens.estimate(text)) - MASK_PLACEHOLDER_TOKENS;
     first ??= output.index;
   }
   if (first === undefined || warm.length === 0) return none;

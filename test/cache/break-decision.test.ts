@@ -3,11 +3,14 @@ import {
   type BreakContext,
   type HeadEstimate,
   idleWithin,
+  MIN_TURNS,
   nextHistory,
   priceBreak,
   warmRunLeft,
 } from "../../src/cache/break-decision.js";
-import { OPENAI_PRICING } from "../../src/cache/pricing.js";
+import { headEvent, headEventPossible } from "../../src/cache/head-decision.js";
+import { OPENAI_PRICING, PREFILL_ONLY_PRICING } from "../../src/cache/pricing.js";
+import { parseConfig } from "../../src/config/load.js";
 import type { ConversationCost } from "../../src/session/ledger.js";
 
 const SPACING_MS = 20_000;
@@ -97,4 +100,35 @@ describe("the turns a break is expected to repay itself over (§4a)", () => {
       expect(idleWithin(spacing, life)).toBeCloseTo(chance, 9);
     },
   );
+});
+
+describe("a head event before anything is estimated (§4a)", () => {
+  const { cache } = parseConfig({ cache: { context_budget_tokens: 30_000 } });
+  // Estimates of every size, up to a re-decision clearing all but a placeholder.
+  const estimates = [0, 1_000, 6_000, 10_000, 19_960].map((cleared) => ({
+    tokens: 20_000,
+    cleared,
+    suffix: Math.max(cleared, 12_000),
+  }));
+  const long = context(history(30, [1]));
+  const short = context(history(MIN_TURNS - 1, [1]));
+  const free = { ...long, pricing: PREFILL_ONLY_PRICING };
+  const expired = { ...long, lifetimeMs: 0 };
+
+  it("rules one out, whatever the estimate, where no break could pay and the body is in budget", () => {
+    for (const ruledOut of [short, free, expired, { ...long, history: undefined }]) {
+      expect(headEventPossible(cache, ruledOut, 20_000, true)).toBe(false);
+      for (const head of estimates) expect(headEvent(cache, ruledOut, head, true)).toBeUndefined();
+    }
+    // Where the pipeline's reach-back cannot be estimated only the budget counts.
+    expect(headEventPossible(cache, long, 20_000, false)).toBe(false);
+  });
+
+  it("leaves it to the estimate where a break may pay or the body is over its budget", () => {
+    expect(headEventPossible(cache, long, 20_000, true)).toBe(true);
+    expect(estimates.some((head) => headEvent(cache, long, head, true) === "priced")).toBe(true);
+    expect(headEventPossible(cache, short, 40_000, false)).toBe(true);
+    const over = { tokens: 40_000, cleared: 30_000, suffix: 30_000 };
+    expect(headEvent(cache, short, over, false)).toBe("budget");
+  });
 });

@@ -50,6 +50,8 @@ function transcriptOf(text: string): Transcript {
 
 const messageTokens = (transcript: Transcript) =>
   transcript.strings.reduce((sum, item) => sum + tokens.estimate(item.text), 0);
+const outputTokens = (transcript: Transcript) =>
+  transcript.outputs.map((output) => tokens.estimate(output.text));
 
 const received = [0, 1, 2, 3, 4, 5].map((seed) => fileRead(seed, 60));
 const edit = JSON.stringify({ path: "src/f2.py", new_string: fileRead(99, 80) });
@@ -64,7 +66,15 @@ function estimate(text: string, texts: readonly string[], offloaded: readonly nu
   const warmTokens = messageTokens(transcriptOf(warmText));
   const perChar = tokensPerChar(transcript, messageTokens(transcript));
   const head = estimateHead(
-    { transcript, names: ["mask"], config, registry: components, tokens, perChar },
+    {
+      transcript,
+      names: ["mask"],
+      config,
+      registry: components,
+      tokens,
+      received: outputTokens(transcript),
+      perChar,
+    },
     { texts, decisions, tokens: warmTokens, length: warmText.length },
   );
   return { head, perChar, warmText, warmTokens };
@@ -126,6 +136,7 @@ describe("what a re-decision of a warm head would re-write (§4a)", () => {
         config,
         registry: components,
         tokens,
+        received: outputTokens(transcript),
         perChar: tokensPerChar(transcript, messageTokens(transcript)),
       },
       {
