@@ -1,18 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { CacheModel } from "../../bench/cost-replay.js";
 import { PromptTokens } from "../../bench/prompt-tokens.js";
-import { replayTurns } from "../../bench/turns.js";
 import { pricingFor } from "../../src/cache/pricing.js";
-import { Compactor } from "../../src/compactor.js";
-import { components } from "../../src/components/registry.js";
-import { parseConfig } from "../../src/config/load.js";
 import { type ConfigInput, cacheSchema } from "../../src/config/schema.js";
-import { createStore } from "../../src/store/create.js";
 import { scanBody } from "../../src/wire/json-scan.js";
-import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
-
-/** Seconds between the replayed turns of a session: well within the cache's lifetime. */
-const SPACING_MS = 20_000;
+import { replayRecorded } from "../support/recorded-session.js";
+import { hasSharedCorpus } from "../support/shared-corpus.js";
 
 interface Turn {
   readonly text: string;
@@ -20,30 +13,13 @@ interface Turn {
   readonly tokensAfter: number;
 }
 
-/** Sends a recorded session turn by turn under one session key, on a clock moved by hand. */
+/** A recorded session sent turn by turn (test/support/recorded-session.ts), as each came back. */
 async function replay(file: string, cache: ConfigInput["cache"] = {}): Promise<Turn[]> {
-  const body = agentBodies().find((entry) => entry.file === file);
-  if (!body) throw new Error(`${file} is not in the corpus`);
-  const config = parseConfig({ cache });
-  let now = 1_000_000;
-  const compactor = new Compactor({
-    config,
-    store: createStore(config.store),
-    registry: components,
-    hashKey: "priced-break-test-key",
-    clock: () => now,
-  });
-  const turns: Turn[] = [];
-  for (const text of replayTurns(body.provider, body.body)) {
-    const result = await compactor.compact(text, { session: "priced" });
-    turns.push({
-      text: result.text,
-      reason: `${result.cache.state}/${result.cache.reason}`,
-      tokensAfter: result.tokensAfter,
-    });
-    now += SPACING_MS;
-  }
-  return turns;
+  return (await replayRecorded(file, cache)).map((result) => ({
+    text: result.text,
+    reason: `${result.cache.state}/${result.cache.reason}`,
+    tokensAfter: result.tokensAfter,
+  }));
 }
 
 /** The serving cost of the returned prompts with an always-warm cache (SPEC §11). */

@@ -1,34 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { replayTurns } from "../../bench/turns.js";
-import { Compactor, type CompactResult } from "../../src/compactor.js";
-import { components } from "../../src/components/registry.js";
-import { parseConfig } from "../../src/config/load.js";
-import type { ConfigInput } from "../../src/config/schema.js";
+import type { CompactResult } from "../../src/compactor.js";
 import { Metrics } from "../../src/observability/metrics.js";
-import { createStore } from "../../src/store/create.js";
-import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
+import { replayRecorded } from "../support/recorded-session.js";
+import { hasSharedCorpus } from "../support/shared-corpus.js";
 import { sample } from "./prometheus-text.js";
-
-/** Sends a recorded session turn by turn, 20 s apart on a clock moved by hand. */
-async function replay(file: string, cache: ConfigInput["cache"] = {}): Promise<CompactResult[]> {
-  const body = agentBodies().find((entry) => entry.file === file);
-  if (!body) throw new Error(`${file} is not in the corpus`);
-  const config = parseConfig({ cache });
-  let now = 1_000_000;
-  const compactor = new Compactor({
-    config,
-    store: createStore(config.store),
-    registry: components,
-    hashKey: "priced-break-metrics-key",
-    clock: () => now,
-  });
-  const results: CompactResult[] = [];
-  for (const text of replayTurns(body.provider, body.body)) {
-    results.push(await compactor.compact(text, { session: "priced" }));
-    now += 20_000;
-  }
-  return results;
-}
 
 async function scrape(results: readonly CompactResult[]): Promise<string> {
   const metrics = new Metrics({ processMetrics: false });
@@ -75,7 +50,7 @@ describe("metrics of priced breaks (§4a)", () => {
         ["s0-t049-openai.json", "openai"],
         ["s0-t049-anthropic.json", "anthropic"],
       ] as const) {
-        const results = await replay(file);
+        const results = await replayRecorded(file);
         const breaks = priced(results);
         expect(breaks.length).toBeGreaterThan(0);
         for (const result of results) {
@@ -96,14 +71,16 @@ describe("metrics of priced breaks (§4a)", () => {
     }, 120_000);
 
     it("explicit prices are labelled custom, and prefill-only never breaks", async () => {
-      const custom = await replay("s0-t049-openai.json", { pricing: { read: 0.1, write: 1 } });
+      const custom = await replayRecorded("s0-t049-openai.json", {
+        pricing: { read: 0.1, write: 1 },
+      });
       expect(priced(custom).length).toBeGreaterThan(0);
       const customText = await scrape(custom);
       expect(sample(customText, "cg_cache_priced_breaks_total", { pricing: "custom" })).toBe(
         priced(custom).length,
       );
       expect(sample(customText, "cg_cache_priced_breaks_total", { pricing: "openai" })).toBe(0);
-      const frozen = await replay("s0-t049-openai.json", { pricing: "prefill-only" });
+      const frozen = await replayRecorded("s0-t049-openai.json", { pricing: "prefill-only" });
       const frozenText = await scrape(frozen);
       for (const pricing of ["anthropic", "openai", "vllm", "custom"]) {
         expect(sample(frozenText, "cg_cache_priced_breaks_total", { pricing })).toBe(0);
