@@ -5,6 +5,7 @@ import { cacheLifetime } from "./cache/lifetime.js";
 import type { CachePrediction } from "./cache/observation.js";
 import { type CacheState, type CacheTreatment, treatRequest } from "./cache/policy.js";
 import { type Pricing, type PricingName, pricingFor, pricingName } from "./cache/pricing.js";
+import { type Redecision, Redecisions } from "./cache/redecisions.js";
 import { configuredPipeline, pipelineFor } from "./config/presets.js";
 import type { ComponentName, Config } from "./config/schema.js";
 import { ContentClasses } from "./content/classify.js";
@@ -201,6 +202,7 @@ export class Compactor {
   /** Texts longer than this are more than the shared id memo keeps. */
   readonly #longChars: number;
   readonly #chains: ChainMemo;
+  readonly #redecisions: Redecisions;
   readonly #classes: ContentClasses;
   readonly #clock: () => number;
   readonly #hashKey: string;
@@ -209,7 +211,8 @@ export class Compactor {
     // The memos share one budget (UTF-16 text is two bytes a character).
     const chars = deps.config.limits.memo_bytes / 2;
     this.#tokens = new TokenCounter(Math.floor(chars * 0.33));
-    this.#memo = new OutputMemo(Math.floor(chars * 0.33));
+    this.#memo = new OutputMemo(Math.floor(chars * 0.31));
+    this.#redecisions = new Redecisions(Math.floor(chars * 0.02));
     this.#classes = new ContentClasses(Math.floor(chars * 0.05));
     this.#hashKey = deps.hashKey ?? deps.config.store.hash_key ?? randomHashKey();
     this.#hash = memoiseHash(contentHasher(this.#hashKey), Math.floor(chars * 0.15));
@@ -298,18 +301,34 @@ export class Compactor {
     const event = headEvent(config.cache, context, estimate, estimable);
     if (event === undefined) return stay;
     const cold: CacheTreatment = { state: "cold", reason: event };
+    const judge = (redecision: Redecision) => {
+      if (redecision.decided === undefined) return undefined;
+      const toolsChanged =
+        carriesTool(warm, this.deps.config, false, history.head) !== redecision.tool;
+      const change = headChange(
+        { text: warm.text, tokens: warm.tokensAfter },
+        redecision.decided,
+        toolsChanged,
+        perChar,
+      );
+      return acceptEvent(event, config.cache, context, change) ? change : undefined;
+    };
+    // A re-decision this request came to before is judged again without a run; one that is
+    // taken is run for real.
+    const { kept: expanded } = history.ledger;
+    const known = this.#redecisions.get(parsed.text, parsed.provider, parsed.names, expanded);
+    if (known !== undefined && judge(known) === undefined) return stay;
     const decided = await this.#decide(parsed, history, cold, options);
-    if ("bail" in decided) return stay;
-    const toolsChanged =
-      carriesTool(warm, this.deps.config, false, history.head) !==
-      carriesTool(decided, this.deps.config, true, history.head);
-    const change = headChange(
-      { text: warm.text, tokens: warm.tokensAfter },
-      { text: decided.text, tokens: decided.tokensAfter },
-      toolsChanged,
-      perChar,
-    );
-    if (!acceptEvent(event, config.cache, context, change)) return stay;
+    const redecision: Redecision =
+      "bail" in decided
+        ? { decided: undefined, tool: false }
+        : {
+            decided: { text: decided.text, tokens: decided.tokensAfter },
+            tool: carriesTool(decided, this.deps.config, true, history.head),
+          };
+    this.#redecisions.set(parsed.text, parsed.provider, parsed.names, expanded, redecision);
+    const change = judge(redecision);
+    if ("bail" in decided || change === undefined) return stay;
     const kept = Math.max(0, change.tokens - change.suffix);
     if (event !== "priced") return { treatment: cold, decided, pricing, kept };
     const price = priceBreak(context, change);
