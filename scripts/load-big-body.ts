@@ -14,12 +14,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import { parse as parseYaml } from "yaml";
 import { largeLogBody, tinyMessagesBody } from "../bench/large-bodies.js";
+import { postAfterUpload } from "../bench/post-after-upload.js";
 import { type ServerChild, startServerChild } from "../bench/server-child.js";
 
 interface LoadRequest {
@@ -175,28 +175,9 @@ function small(base: string, options: BigBodyOptions): Promise<AutocannonResult>
  * Milliseconds from the last byte of `body` sent to the answer's headers: the server's own time
  * for the request, without the upload before it or the download after it.
  */
-function answerAfterUpload(port: number, body: Buffer): Promise<number> {
-  return new Promise((done, fail) => {
-    let sent = 0;
-    const request = httpRequest(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: "/compact",
-        headers: { "content-type": "application/json", "x-context-guru-cache": "cold" },
-      },
-      (response) => {
-        const answered = performance.now() - sent;
-        response.resume();
-        response.on("end", () => done(answered));
-      },
-    );
-    request.on("error", fail);
-    request.end(body, () => {
-      sent = performance.now();
-    });
-  });
+async function answerAfterUpload(port: number, body: Buffer): Promise<number> {
+  const answer = await postAfterUpload(port, "/compact", body, { "x-context-guru-cache": "cold" });
+  return answer.headersMs;
 }
 
 async function statusOf(response: Response): Promise<number> {

@@ -19,12 +19,12 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import { parse as parseYaml } from "yaml";
 import { HUGE_KINDS, type HugeKind, hugeOutputBody } from "../bench/huge-output-bodies.js";
+import { postAfterUpload } from "../bench/post-after-upload.js";
 import { freePort, startServerChild } from "../bench/server-child.js";
 import { countO200k } from "../src/pipeline/tokens.js";
 
@@ -109,47 +109,24 @@ interface Answer {
 }
 
 /** POSTs `body`; the milliseconds from its last byte sent to the answer's last byte. */
-function post(
+async function post(
   port: number,
   path: string,
   body: Buffer,
   session: string,
   cache: HugeCache = "cold",
 ): Promise<Answer> {
-  return new Promise((done, fail) => {
-    let sent = 0;
-    const request = httpRequest(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path,
-        // A connection of its own: a kept-alive one may have been closed by the server meanwhile.
-        agent: false,
-        headers: {
-          "content-type": "application/json",
-          ...(cache === "cold" ? { "x-context-guru-cache": "cold" } : {}),
-          "x-context-guru-session": session,
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          done({
-            ms: performance.now() - sent,
-            status: response.statusCode ?? 0,
-            body: Buffer.concat(chunks),
-            passthrough: response.headers["x-context-guru-passthrough"] as string | undefined,
-          }),
-        );
-      },
-    );
-    request.on("error", fail);
-    request.end(body, () => {
-      sent = performance.now();
-    });
+  const answer = await postAfterUpload(port, path, body, {
+    ...(cache === "cold" ? { "x-context-guru-cache": "cold" } : {}),
+    "x-context-guru-session": session,
   });
+  const passthrough = answer.headers["x-context-guru-passthrough"];
+  return {
+    ms: answer.ms,
+    status: answer.status,
+    body: answer.body,
+    passthrough: typeof passthrough === "string" ? passthrough : undefined,
+  };
 }
 
 /** Polls /livez every 50 ms from a thread of its own until stopped; the slowest answer (ms). */
