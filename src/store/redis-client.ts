@@ -1,4 +1,5 @@
-import { Cluster, type ClusterNode, Redis } from "ioredis";
+import { createRequire } from "node:module";
+import type { Cluster, ClusterNode, Redis } from "ioredis";
 import type { StoreConfig } from "../config/schema.js";
 
 type RedisConfig = StoreConfig["redis"];
@@ -22,12 +23,26 @@ export function reconnectDelay(times: number): number {
 }
 
 /**
+ * ioredis, loaded by the first Redis client the process makes, never by a process without one.
+ * Loading it declares a subclass of `String` (its RESP3 verbatim strings), and from then on V8
+ * no longer inlines `String.prototype.charCodeAt`: every character loop of the process (the body
+ * scanner, the JSON outline, token bounds, the classifiers) runs several times slower. A
+ * deployment on the memory store, or in clean mode, never pays for that.
+ */
+let ioredis: typeof import("ioredis") | undefined;
+function loadIoredis(): typeof import("ioredis") {
+  ioredis ??= createRequire(import.meta.url)("ioredis") as typeof import("ioredis");
+  return ioredis;
+}
+
+/**
  * The client `store.redis` asks for: in `standalone` mode one connection to `url`, in `cluster`
  * mode ioredis' Cluster over the `nodes` seeds, which follows the slot map by itself (MOVED and
  * ASK redirections, replica promotion after a failover). Cluster credentials and TLS come from the
  * first seed's URL and apply to every node, as managed clusters expect.
  */
 export function createRedisClient(config: RedisConfig, options: RedisClientOptions): RedisClient {
+  const { Cluster, Redis } = loadIoredis();
   const common = {
     maxRetriesPerRequest: options.maxRetriesPerRequest,
     ...(options.commandTimeout === undefined ? {} : { commandTimeout: options.commandTimeout }),
@@ -90,5 +105,5 @@ export function parseSeed(text: string): Seed {
 
 /** The masters of a cluster client (the one connection in standalone mode). */
 export function masters(client: RedisClient): Redis[] {
-  return client instanceof Cluster ? client.nodes("master") : [client];
+  return client instanceof loadIoredis().Cluster ? client.nodes("master") : [client];
 }
