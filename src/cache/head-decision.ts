@@ -1,4 +1,5 @@
 import type { CacheConfig } from "../config/schema.js";
+import { codeAt } from "../text/char-code.js";
 import {
   type BreakContext,
   breakPossible,
@@ -85,7 +86,7 @@ export function headChange(
   if (toolsChanged) return { tokens: warm.tokens, cleared, suffix: warm.tokens };
   const limit = Math.min(warm.text.length, cold.text.length);
   let first = 0;
-  while (first < limit && warm.text.charCodeAt(first) === cold.text.charCodeAt(first)) first++;
+  while (first < limit && codeAt(warm.text, first) === codeAt(cold.text, first)) first++;
   if (first === warm.text.length && first === cold.text.length) {
     return { tokens: warm.tokens, cleared: 0, suffix: 0 };
   }

@@ -1,4 +1,5 @@
 import { JSON_DOCUMENT_MAX_CHARS } from "../content/json-limit.js";
+import { codeAt } from "../text/char-code.js";
 import type { JobInput } from "./job.js";
 
 /**
@@ -58,7 +59,7 @@ const PARSED_STRING_BYTES = 6 * JSON_DOCUMENT_MAX_CHARS;
 function valueQuotes(input: JobInput): number {
   const counter = new QuoteCounter();
   if (typeof input === "string") {
-    for (let at = 0; at < input.length; at++) counter.add(input.charCodeAt(at), at);
+    for (let at = 0; at < input.length; at++) counter.add(codeAt(input, at), at);
   } else {
     for (let at = 0; at < input.length; at++) counter.add(input[at] as number, at);
   }

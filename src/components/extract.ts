@@ -1,5 +1,6 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
+import { codeAt } from "../text/char-code.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
@@ -63,7 +64,7 @@ function isLongEnoughToDrop(lines: readonly string[], from: number, to: number):
   for (let index = from; index < to; index++) {
     const line = lines[index] as string;
     for (let at = 0; at < line.length; at++) {
-      if (!isBlank(line.charCodeAt(at)) && ++count >= MIN_REPEAT_CHARS) return true;
+      if (!isBlank(codeAt(line, at)) && ++count >= MIN_REPEAT_CHARS) return true;
     }
   }
   return false;

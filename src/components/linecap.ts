@@ -1,5 +1,6 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
+import { codeAt } from "../text/char-code.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
@@ -62,9 +63,8 @@ export function cutLine(line: string, maxChars: number): string {
   let head = line.slice(0, keep);
   let tail = keep === 0 ? "" : line.slice(-keep);
   // Never split a surrogate pair: drop the half that would be left alone.
-  if (head.length > 0 && isHighSurrogate(head.charCodeAt(head.length - 1)))
-    head = head.slice(0, -1);
-  if (tail.length > 0 && isLowSurrogate(tail.charCodeAt(0))) tail = tail.slice(1);
+  if (head.length > 0 && isHighSurrogate(codeAt(head, head.length - 1))) head = head.slice(0, -1);
+  if (tail.length > 0 && isLowSurrogate(codeAt(tail, 0))) tail = tail.slice(1);
   const cut = head + CUT + tail;
   return cut.length < line.length ? cut : line;
 }

@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 import {
   BACKSLASH,
   CLOSE_BRACE,
@@ -44,7 +45,7 @@ export interface JsonChild extends JsonSpan {
 
 /** Characters that may stand outside strings: whitespace, punctuation, numbers, literals. */
 const BARE = new Uint8Array(128);
-for (const char of " \t\r\n,:-+.0123456789eEtrufalsn") BARE[char.charCodeAt(0)] = 1;
+for (const char of " \t\r\n,:-+.0123456789eEtrufalsn") BARE[codeAt(char, 0)] = 1;
 
 /**
  * The values of one container being read: the root (depth 1), or an array member of a root
@@ -96,8 +97,8 @@ export function outlineJson(text: string): JsonOutline | undefined {
 
 function readOutline(text: string): JsonOutline | undefined {
   let open = 0;
-  while (open < text.length && isSpace(text.charCodeAt(open))) open++;
-  const rootCode = text.charCodeAt(open);
+  while (open < text.length && isSpace(codeAt(text, open))) open++;
+  const rootCode = codeAt(text, open);
   if (rootCode !== OPEN_BRACE && rootCode !== OPEN_BRACKET) return undefined;
   const root = new Level(rootCode === OPEN_BRACE);
   // The array member of a root object being read, at depth 2.
@@ -105,7 +106,7 @@ function readOutline(text: string): JsonOutline | undefined {
   let depth = 0;
   let close = -1;
   for (let at = open; at < text.length; at++) {
-    const code = text.charCodeAt(at);
+    const code = codeAt(text, at);
     // Most of a document lies deeper than the items: there only strings and brackets count.
     if (depth > 2 && code < 128 && BARE[code] === 1) continue;
     const level = depth === 1 ? root : depth === 2 ? member : undefined;
@@ -156,7 +157,7 @@ function readOutline(text: string): JsonOutline | undefined {
   }
   if (close < 0) return undefined;
   for (let at = close + 1; at < text.length; at++) {
-    if (!isSpace(text.charCodeAt(at))) return undefined;
+    if (!isSpace(codeAt(text, at))) return undefined;
   }
   return { open, close, root: root.object ? "object" : "array", children: root.values };
 }
@@ -168,7 +169,7 @@ function stringEnd(text: string, at: number): number {
     const quote = text.indexOf('"', from);
     if (quote < 0) return -1;
     let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    while (codeAt(text, quote - 1 - backslashes) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return quote;
     from = quote + 1;
   }
@@ -177,8 +178,8 @@ function stringEnd(text: string, at: number): number {
 /** Whether the string ending at `end` is an object key (a colon follows it). */
 function isKey(text: string, end: number): boolean {
   let at = end + 1;
-  while (at < text.length && isSpace(text.charCodeAt(at))) at++;
-  return text.charCodeAt(at) === COLON;
+  while (at < text.length && isSpace(codeAt(text, at))) at++;
+  return codeAt(text, at) === COLON;
 }
 
 function isSpace(code: number): boolean {

@@ -1,5 +1,6 @@
 import { commandOf } from "../components/cmdfilter/command.js";
 import { SENTINEL } from "../expand/markers.js";
+import { codeAt } from "../text/char-code.js";
 import type { ToolCall, ToolOutput } from "../wire/types.js";
 import { isReadTool } from "./class-by-call.js";
 
@@ -68,7 +69,7 @@ function bounded(description: string): string {
     .replaceAll(SENTINEL, "\u27ea cg\u27eb");
   if (flat.length <= PEEK_CHARS) return flat;
   let cut = flat.slice(0, PEEK_CHARS - 1);
-  const last = cut.charCodeAt(cut.length - 1);
+  const last = codeAt(cut, cut.length - 1);
   if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
   return `${cut.trimEnd()}\u2026`;
 }

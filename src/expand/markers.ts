@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { codeAt } from "../text/char-code.js";
 
 /** Summary-mode sentinel: marks where content was compacted; resolves to nothing. */
 export const SENTINEL = "\u27eacg\u27eb";
@@ -22,7 +23,7 @@ export function markerIds(text: string): string[] {
   while (at >= 0) {
     const start = at + 5;
     let end = start;
-    while (end - start < 64 && isIdChar(text.charCodeAt(end))) end++;
+    while (end - start < 64 && isIdChar(codeAt(text, end))) end++;
     if (end > start && text.startsWith(">>", end)) ids.push(text.slice(start, end));
     at = text.indexOf("<<cg:", at + 1);
   }

@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 import { appendElements, applyEdits } from "../wire/edit.js";
 import { scanTopLevel } from "../wire/json-scan.js";
 import type { Span } from "../wire/types.js";
@@ -42,7 +43,7 @@ export function responsesContinuation(
     ]);
   }
   const appended = [...turn.items, ...outputs];
-  if (text.charCodeAt(input.start) === QUOTE) {
+  if (codeAt(text, input.start) === QUOTE) {
     const message = `{"role":"user","content":${text.slice(input.start, input.end)}}`;
     return applyEdits(text, [{ span: input, raw: `[${[message, ...appended].join(",")}]` }]);
   }

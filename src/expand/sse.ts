@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 /** One server-sent event: its `event:` name (if any) and its `data:` lines joined by "\n". */
 export interface SseEvent {
   readonly event: string | undefined;
@@ -27,12 +28,12 @@ export class SseParser {
       const lineEnd = nextLineEnd(this.#buffer, Math.max(start, searched));
       if (lineEnd < 0) break;
       const line = this.#buffer.slice(start, lineEnd);
-      if (this.#buffer.charCodeAt(lineEnd) === 13 /* \r */) {
+      if (codeAt(this.#buffer, lineEnd) === 13 /* \r */) {
         if (lineEnd + 1 === this.#buffer.length) {
           this.#skipLineFeed = true;
           start = lineEnd + 1;
         } else {
-          start = this.#buffer.charCodeAt(lineEnd + 1) === 10 ? lineEnd + 2 : lineEnd + 1;
+          start = codeAt(this.#buffer, lineEnd + 1) === 10 ? lineEnd + 2 : lineEnd + 1;
         }
       } else {
         start = lineEnd + 1;
@@ -82,7 +83,7 @@ export class SseParser {
 
 function nextLineEnd(text: string, from: number): number {
   for (let at = from; at < text.length; at++) {
-    const code = text.charCodeAt(at);
+    const code = codeAt(text, at);
     if (code === 10 || code === 13) return at;
   }
   return -1;

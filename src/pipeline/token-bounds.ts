@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 /**
  * Cheap bounds of a text's o200k_base token count (§4 tokens), for decisions about outputs too
  * large to count exactly within the deadline.
@@ -57,7 +58,7 @@ export function minimumPieces(text: string, stopAt = Number.POSITIVE_INFINITY): 
   // Digits of the current run since its last certain piece start; -1: the run's pieces unknown.
   let digits = -1;
   for (let at = 0; at < text.length; at++) {
-    const code = text.charCodeAt(at);
+    const code = codeAt(text, at);
     const kind = code < 0x80 ? (ASCII_KINDS[code] as number) : isSpace(code) ? SPACE : WIDE;
     if (kind === SPACE) {
       previous = SPACE;
@@ -65,7 +66,7 @@ export function minimumPieces(text: string, stopAt = Number.POSITIVE_INFINITY): 
     }
     // A punctuation piece takes the line breaks and slashes after it along: a `/` right after
     // a line break may continue the piece before it.
-    let starts = previous === SPACE && (code !== SLASH || !isLineBreak(text.charCodeAt(at - 1)));
+    let starts = previous === SPACE && (code !== SLASH || !isLineBreak(codeAt(text, at - 1)));
     if (kind === DIGIT) {
       if (previous === DIGIT) {
         if (digits >= 0 && ++digits === 3) {

@@ -1,4 +1,5 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { codeAt, pointAt } from "../text/char-code.js";
 import { SizedMemo } from "./sized-memo.js";
 import { LONGEST_TOKEN_BYTES, minimumPieces } from "./token-bounds.js";
 
@@ -69,7 +70,7 @@ export function countO200k(text: string): number {
   let run = OTHER;
   let pieceStart = 0;
   for (let at = 0; at < text.length; ) {
-    const codePoint = text.codePointAt(at) as number;
+    const codePoint = pointAt(text, at) as number;
     let kind = classOf(codePoint);
     if (kind === MARK) kind = run === SYMBOL ? SYMBOL : LETTER;
     if (kind !== run || kind === OTHER) {
@@ -188,8 +189,8 @@ export function estimateTokens(text: string, exact: (text: string) => number = c
     let start = window * stride;
     let end = Math.min(text.length, start + WINDOW_CHARS);
     // Never between the halves of a surrogate pair.
-    if (isLowSurrogate(text.charCodeAt(start))) start++;
-    if (isLowSurrogate(text.charCodeAt(end))) end--;
+    if (isLowSurrogate(codeAt(text, start))) start++;
+    if (isLowSurrogate(codeAt(text, end))) end--;
     const piece = text.slice(start, end);
     sampledChars += piece.length;
     sampledTokens += exact(piece);

@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 import { valueBytes } from "./entry-size.js";
 import type { PutOptions, StashEntry, Store } from "./types.js";
 
@@ -44,7 +45,7 @@ export function splitValue(value: string, maxBytes: number): string[] {
     for (;;) {
       let end = from + units;
       // A high surrogate at the cut stays with its low half in the next piece.
-      if (end < value.length && isHighSurrogate(value.charCodeAt(end - 1))) end--;
+      if (end < value.length && isHighSurrogate(codeAt(value, end - 1))) end--;
       const bytes = valueBytes(value.slice(from, end));
       if (bytes <= maxBytes) {
         units = end - from;

@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 import type { Span } from "./types.js";
 
 export interface Edit {
@@ -30,7 +31,7 @@ export function appendElements(
   span: Span,
   elements: readonly string[],
 ): string | undefined {
-  if (text.charCodeAt(span.start) !== 91 /* [ */) return undefined;
+  if (codeAt(text, span.start) !== 91 /* [ */) return undefined;
   const bracket = span.end - 1;
   const empty = text.slice(span.start + 1, bracket).trim() === "";
   return `${text.slice(0, bracket)}${empty ? "" : ","}${elements.join(",")}${text.slice(bracket)}`;

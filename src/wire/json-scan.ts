@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 import {
   BACKSLASH,
   CLOSE_BRACE,
@@ -59,12 +60,12 @@ export function scanBody(
  * undefined when the span does not hold an array.
  */
 export function arrayElements(text: string, array: Span): Span[] | undefined {
-  if (text.charCodeAt(array.start) !== OPEN_BRACKET) return undefined;
+  if (codeAt(text, array.start) !== OPEN_BRACKET) return undefined;
   const scanner = new Scanner(text, false);
   scanner.at = array.start + 1;
   scanner.space();
   const elements: Span[] = [];
-  while (text.charCodeAt(scanner.at) !== CLOSE_BRACKET) {
+  while (codeAt(text, scanner.at) !== CLOSE_BRACKET) {
     const start = scanner.at;
     scanner.skipValue();
     elements.push({ start, end: scanner.at });
@@ -94,15 +95,15 @@ class Scanner {
   body(conversation: ConversationKey | undefined): BodyScan | undefined {
     const { text } = this;
     this.space();
-    if (text.charCodeAt(this.at) !== OPEN_BRACE) return undefined;
+    if (codeAt(text, this.at) !== OPEN_BRACE) return undefined;
     const members = new Map<string, Span>();
     this.at++;
     this.space();
-    while (text.charCodeAt(this.at) !== CLOSE_BRACE) {
+    while (codeAt(text, this.at) !== CLOSE_BRACE) {
       const key = this.key();
       if (members.has(key)) this.ambiguous = true;
       const start = this.at;
-      if (key === conversation && text.charCodeAt(start) === OPEN_BRACKET) {
+      if (key === conversation && codeAt(text, start) === OPEN_BRACKET) {
         if (this.messages.length > 0) this.ambiguous = true;
         this.messagesArray();
       } else {
@@ -123,7 +124,7 @@ class Scanner {
   space(): void {
     const { text } = this;
     for (;;) {
-      const code = text.charCodeAt(this.at);
+      const code = codeAt(text, this.at);
       if (code === 32 || code === 10 || code === 13 || code === 9) this.at++;
       else return;
     }
@@ -132,7 +133,7 @@ class Scanner {
   /** Past a `,` (and the space around it) to the next member or element, or onto the closer. */
   next(): void {
     this.space();
-    if (this.text.charCodeAt(this.at) === COMMA) {
+    if (codeAt(this.text, this.at) === COMMA) {
       this.at++;
       this.space();
     }
@@ -168,7 +169,7 @@ class Scanner {
     if (length === 4 && text.startsWith("text", start)) return KEY_TEXT;
     if (this.outputs && length === 6 && text.startsWith("output", start)) return KEY_OUTPUT;
     for (let at = start; at < end; at++) {
-      if (text.charCodeAt(at) === BACKSLASH) {
+      if (codeAt(text, at) === BACKSLASH) {
         // An escaped spelling (`"cont\u0065nt"`) names the same key once decoded.
         const key = JSON.parse(text.slice(start - 1, end + 1)) as string;
         if (key === "content") return KEY_CONTENT;
@@ -187,7 +188,7 @@ class Scanner {
       const quote = text.indexOf('"', from);
       if (quote < 0) throw new SyntaxError("unterminated string");
       let back = quote - 1;
-      while (text.charCodeAt(back) === BACKSLASH) back--;
+      while (codeAt(text, back) === BACKSLASH) back--;
       if ((quote - 1 - back) % 2 === 0) {
         this.at = quote + 1;
         return;
@@ -199,14 +200,14 @@ class Scanner {
   /** Past any value starting at `at`. */
   skipValue(): void {
     const { text } = this;
-    const first = text.charCodeAt(this.at);
+    const first = codeAt(text, this.at);
     if (first === QUOTE) {
       this.skipString();
       return;
     }
     if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
       for (;;) {
-        const code = text.charCodeAt(this.at);
+        const code = codeAt(text, this.at);
         if (
           code === COMMA ||
           code === CLOSE_BRACE ||
@@ -224,7 +225,7 @@ class Scanner {
     }
     let depth = 0;
     for (;;) {
-      const code = text.charCodeAt(this.at);
+      const code = codeAt(text, this.at);
       if (code === QUOTE) {
         this.skipString();
         continue;
@@ -244,7 +245,7 @@ class Scanner {
     const { text } = this;
     this.at++;
     this.space();
-    for (let index = 0; text.charCodeAt(this.at) !== CLOSE_BRACKET; index++) {
+    for (let index = 0; codeAt(text, this.at) !== CLOSE_BRACKET; index++) {
       const start = this.at;
       this.container(index, -1, -1, "content");
       this.messages.push({ start, end: this.at });
@@ -260,7 +261,7 @@ class Scanner {
    */
   container(message: number, block: number, inner: number, parent: string): void {
     const { text } = this;
-    if (text.charCodeAt(this.at) !== OPEN_BRACE) {
+    if (codeAt(text, this.at) !== OPEN_BRACE) {
       this.skipValue();
       return;
     }
@@ -268,11 +269,11 @@ class Scanner {
     let seen = 0;
     this.at++;
     this.space();
-    while (text.charCodeAt(this.at) !== CLOSE_BRACE) {
+    while (codeAt(text, this.at) !== CLOSE_BRACE) {
       const bit = this.keyBit();
       if (seen & bit) this.ambiguous = true;
       seen |= bit;
-      const code = text.charCodeAt(this.at);
+      const code = codeAt(text, this.at);
       const isContent = (bit === KEY_CONTENT && depth < 2) || (bit === KEY_OUTPUT && depth === 0);
       if (code === QUOTE && (isContent || (bit === KEY_TEXT && depth > 0))) {
         const start = this.at;
@@ -285,7 +286,7 @@ class Scanner {
         this.at++;
         this.space();
         const named = KEY_NAMES[bit] as string;
-        for (let index = 0; text.charCodeAt(this.at) !== CLOSE_BRACKET; index++) {
+        for (let index = 0; codeAt(text, this.at) !== CLOSE_BRACKET; index++) {
           if (depth === 0) this.container(message, index, -1, named);
           else this.container(message, block, index, parent);
           this.next();
