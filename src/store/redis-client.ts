@@ -24,10 +24,10 @@ export function reconnectDelay(times: number): number {
 
 /**
  * ioredis, loaded by the first Redis client the process makes, never by a process without one.
- * Loading it declares a subclass of `String` (its RESP3 verbatim strings), and from then on V8
- * no longer inlines `String.prototype.charCodeAt`: every character loop of the process (the body
- * scanner, the JSON outline, token bounds, the classifiers) runs several times slower. A
- * deployment on the memory store, or in clean mode, never pays for that.
+ * Loading it declares a subclass of `String` (its RESP3 verbatim strings), after which
+ * `String.prototype` has slow properties for the rest of the process and every string method
+ * called as a method is a property lookup (character loops read through src/text/char-code.ts,
+ * which stays fast either way). A deployment on the memory store, or in clean mode, never pays.
  */
 let ioredis: typeof import("ioredis") | undefined;
 function loadIoredis(): typeof import("ioredis") {
