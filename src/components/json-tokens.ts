@@ -1,3 +1,5 @@
+import { closingQuote } from "../wire/json-string.js";
+
 /** Lexical tokens of a JSON text, each a half-open range of UTF-16 offsets into that text. */
 export type JsonTokenKind = "punctuation" | "string" | "number" | "literal";
 
@@ -48,14 +50,9 @@ export function jsonTokens(text: string): JsonToken[] {
 
 /** Offset just past the closing quote of the string opening at `start`. */
 function stringEnd(text: string, start: number): number {
-  let position = start + 1;
-  while (position < text.length) {
-    const char = text[position];
-    if (char === "\\") position += 2;
-    else if (char === '"') return position + 1;
-    else position += 1;
-  }
-  throw new SyntaxError(`unterminated string at offset ${start}`);
+  const quote = closingQuote(text, start);
+  if (quote < 0) throw new SyntaxError(`unterminated string at offset ${start}`);
+  return quote + 1;
 }
 
 function runEnd(text: string, start: number, pattern: RegExp): number {

@@ -1,6 +1,5 @@
 import { codeAt } from "../text/char-code.js";
 import {
-  BACKSLASH,
   CLOSE_BRACE,
   CLOSE_BRACKET,
   COLON,
@@ -9,6 +8,7 @@ import {
   OPEN_BRACKET,
   QUOTE,
 } from "../wire/json-chars.js";
+import { closingQuote } from "../wire/json-string.js";
 
 /**
  * The outline of a JSON document too long to parse (content/json-limit.ts), from one scan of its
@@ -111,7 +111,7 @@ function readOutline(text: string): JsonOutline | undefined {
     if (depth > 2 && code < 128 && BARE[code] === 1) continue;
     const level = depth === 1 ? root : depth === 2 ? member : undefined;
     if (code === QUOTE) {
-      const end = stringEnd(text, at);
+      const end = closingQuote(text, at);
       if (end < 0) return undefined;
       if (level !== undefined && !(level.object && isKey(text, end))) level.extend(at, end + 1);
       at = end;
@@ -160,19 +160,6 @@ function readOutline(text: string): JsonOutline | undefined {
     if (!isSpace(codeAt(text, at))) return undefined;
   }
   return { open, close, root: root.object ? "object" : "array", children: root.values };
-}
-
-/** The offset of the quote that ends the string opened at `at`, or -1 when it never ends. */
-function stringEnd(text: string, at: number): number {
-  let from = at + 1;
-  for (;;) {
-    const quote = text.indexOf('"', from);
-    if (quote < 0) return -1;
-    let backslashes = 0;
-    while (codeAt(text, quote - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return quote;
-    from = quote + 1;
-  }
 }
 
 /** Whether the string ending at `end` is an object key (a colon follows it). */

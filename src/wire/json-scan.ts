@@ -8,6 +8,7 @@ import {
   OPEN_BRACKET,
   QUOTE,
 } from "./json-chars.js";
+import { closingQuote } from "./json-string.js";
 import type { ConversationKey, Span } from "./types.js";
 
 /**
@@ -182,19 +183,9 @@ class Scanner {
 
   /** From an opening quote to just past the closing quote. */
   skipString(): void {
-    const { text } = this;
-    let from = this.at + 1;
-    for (;;) {
-      const quote = text.indexOf('"', from);
-      if (quote < 0) throw new SyntaxError("unterminated string");
-      let back = quote - 1;
-      while (codeAt(text, back) === BACKSLASH) back--;
-      if ((quote - 1 - back) % 2 === 0) {
-        this.at = quote + 1;
-        return;
-      }
-      from = quote + 1;
-    }
+    const quote = closingQuote(this.text, this.at);
+    if (quote < 0) throw new SyntaxError("unterminated string");
+    this.at = quote + 1;
   }
 
   /** Past any value starting at `at`. */

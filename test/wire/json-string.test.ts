@@ -1,0 +1,63 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { closingQuote } from "../../src/wire/json-string.js";
+
+/** `value` as JSON between other text, and where its closing quote is. */
+function embedded(value: string, before = '{"content":', after = ',"role":"tool"}') {
+  const spelled = JSON.stringify(value);
+  return {
+    text: `${before}${spelled}${after}`,
+    open: before.length,
+    close: before.length + spelled.length - 1,
+  };
+}
+
+/** Strings of quotes, backslashes and escaped JSON: the shapes the escape-dense path reads. */
+const ESCAPY = ['"', "\\", '\\"', "\n", "\u2028", "é", "😀", "a", '{"k":"v"}', " "];
+
+describe("closingQuote", () => {
+  it("finds the closing quote of any JSON string, escapes or not", () => {
+    const escapy = fc
+      .array(fc.constantFrom(...ESCAPY), { maxLength: 2000 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "grapheme", maxLength: 300 }), escapy), (value) => {
+        const { text, open, close } = embedded(value);
+        expect(closingQuote(text, open)).toBe(close);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("reads a JSON-lines log as one string, past the bound of one match", () => {
+    // Over a thousand escaped quotes: several matches of the escape-dense path.
+    const log = Array.from({ length: 200 }, (_, line) =>
+      JSON.stringify({ ts: `10:00:${line}`, msg: 'said "hi" \\ left', path: "/a\\b" }),
+    ).join("\n");
+    const { text, open, close } = embedded(log);
+    expect(closingQuote(text, open)).toBe(close);
+    const twice = embedded(JSON.stringify(log));
+    expect(closingQuote(twice.text, twice.open)).toBe(twice.close);
+  });
+
+  it("reads a string of millions of escapes without overflowing the stack", () => {
+    const { text, open, close } = embedded('"'.repeat(3_000_000));
+    expect(closingQuote(text, open)).toBe(close);
+  });
+
+  it.each([
+    ["a few escapes", '"abc\\"def'],
+    ["many escapes", `"${'\\"x'.repeat(600)}`],
+    ["a final backslash", `"${'\\"'.repeat(40)}\\`],
+    ["an escaped last quote", `"${'\\"'.repeat(40)}`],
+  ])("is -1 for a string that never closes (%s)", (_name, text) => {
+    expect(closingQuote(text, 0)).toBe(-1);
+  });
+
+  it("ends at an escaped backslash before the quote", () => {
+    for (const count of [1, 5, 20]) {
+      const text = `"${"x\\\\".repeat(count)}" tail`;
+      expect(closingQuote(text, 0)).toBe(text.indexOf('" tail'));
+    }
+  });
+});
