@@ -123,18 +123,21 @@ export class TokenCounter {
 
   /**
    * True when `text` has at least `limit` tokens. A token spans at least one UTF-8 byte and a
-   * UTF-16 unit is at most three, so short texts are answered without counting; a text too long
-   * to count quickly is answered from its lower bound (token-bounds.ts) when that suffices; the
-   * rest are counted once and remembered, because agents re-send the same outputs every turn.
+   * UTF-16 unit is at most three, so short texts are answered without counting; a text counted
+   * before is answered from its count; any other is answered from its lower bound
+   * (token-bounds.ts) when that suffices — a pass that stops once it reaches `limit`, a small
+   * part of counting — and only the rest are counted, once and remembered. The texts a pipeline
+   * asks about are mostly an earlier component's result (the passing tests of a test log
+   * dropped, before the collapse): counted, such a text is counted for nothing.
    */
   atLeast(text: string, limit: number): boolean {
     if (limit <= 0) return true;
     if (text.length * 3 < limit) return false;
-    if (text.length > EXACT_CHARS) {
-      // A UTF-16 unit is at least one UTF-8 byte.
-      if (Math.ceil(text.length / LONGEST_TOKEN_BYTES) >= limit) return true;
-      if (minimumPieces(text, limit) >= limit) return true;
-    }
+    const counted = this.#memo.get(text);
+    if (counted !== undefined) return counted >= limit;
+    // A UTF-16 unit is at least one UTF-8 byte.
+    if (Math.ceil(text.length / LONGEST_TOKEN_BYTES) >= limit) return true;
+    if (minimumPieces(text, limit) >= limit) return true;
     return this.count(text) >= limit;
   }
 

@@ -80,6 +80,51 @@ describe("countO200k", () => {
   });
 });
 
+describe("TokenCounter.atLeast", () => {
+  /** A counter whose exact counts are counted. */
+  function spied() {
+    const counted: number[] = [];
+    const counter = new TokenCounter(1024 * 1024, (text) => {
+      counted.push(text.length);
+      return countO200k(text);
+    });
+    return { counter, counted };
+  }
+
+  it("answers from the lower bound, without counting, a text well over the limit", () => {
+    // An earlier component's result of twenty thousand characters, asked about a limit of 500.
+    const { counter, counted } = spied();
+    const text = logOutput(200);
+    expect(text.length).toBeGreaterThan(10_000);
+    expect(counter.atLeast(text, 500)).toBe(true);
+    expect(counted).toEqual([]);
+  });
+
+  it("counts a text the bound cannot decide, once, and answers from that count after", () => {
+    const { counter, counted } = spied();
+    const text = logOutput(40);
+    const tokens = countO200k(text);
+    expect(counter.atLeast(text, tokens)).toBe(true);
+    expect(counter.atLeast(text, tokens + 1)).toBe(false);
+    expect(counter.count(text)).toBe(tokens);
+    expect(counted).toEqual([text.length]);
+  });
+
+  it("answers as the exact count does", () => {
+    const { counter } = spied();
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...WORDS), { maxLength: 400 }).map((parts) => parts.join("")),
+        fc.integer({ min: 0, max: 600 }),
+        (text, limit) => {
+          expect(counter.atLeast(text, limit)).toBe(countTokens(text) >= limit);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe("POST /compact with a tool output that is one long run", () => {
   it.each([
     ["reversible", {}],
