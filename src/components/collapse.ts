@@ -1,5 +1,6 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
+import { linesOf } from "../text/lines.js";
 import { markedPhrase } from "./marked-phrase.js";
 import { collapseJsonItems, collapseRecords } from "./record-collapse.js";
 
@@ -30,7 +31,7 @@ export const collapse = {
       return shown && markedPhrase(shown, context.marker(text));
     }
     const finalNewline = text.endsWith("\n");
-    const lines = (finalNewline ? text.slice(0, -1) : text).split("\n");
+    const lines = linesOf(text);
     const omitted = lines.length - options.head_lines - options.tail_lines;
     if (omitted <= 0) return undefined;
     if (!context.atLeastTokens(text, budget + 1)) return undefined;

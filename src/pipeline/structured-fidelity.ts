@@ -1,6 +1,7 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
 import { outlineJson } from "../content/json-outline.js";
 import { documentRecords } from "../content/records.js";
+import { linesOf } from "../text/lines.js";
 import type { FidelityViolation } from "./fidelity.js";
 
 /**
@@ -68,9 +69,7 @@ function checkRecords(
   lines: readonly string[],
   kind: "yaml" | "table",
 ): FidelityViolation | undefined {
-  const received = original.endsWith("\n")
-    ? original.slice(0, -1).split("\n")
-    : original.split("\n");
+  const received = linesOf(original);
   const found = documentRecords(received, kind);
   const starts = new Map<number, number>();
   found?.records.forEach((record, index) => {
