@@ -463,6 +463,7 @@ export class Compactor {
       "received",
       parsed.scan.messages.map((span) => parsed.text.slice(span.start, span.end)),
       (index) => parsed.messages[index],
+      { bodyChars: parsed.text.length },
     );
     let head = deepestHead(ledger, chain);
     // A head describes these messages only if it saw the same outputs in them (same shape read).
@@ -571,7 +572,7 @@ export class Compactor {
       "returned",
       raws,
       (index) => JSON.parse(raws[index] as string),
-      known,
+      { known },
     );
     return (message) => {
       if (!replaced || message < replaced.from) return chain[message];

@@ -69,13 +69,14 @@ export class ChainMemo {
   /**
    * The chain of `raws` as `side` of `session`: each message's JSON as sent, or undefined where
    * its digest is given in `known`; `value` reads message `index` parsed when needed.
+   * `bodyChars` is the length of the text the raws are slices of, when they are.
    */
   chain(
     session: string,
     side: "received" | "returned",
     raws: readonly (string | undefined)[],
     value: (index: number) => unknown,
-    known: readonly string[] = [],
+    { known = [], bodyChars }: { known?: readonly string[]; bodyChars?: number } = {},
   ): Chain {
     const key = `${side}\u0000${session}`;
     const list = this.#seen.get(key) ?? [];
@@ -92,7 +93,7 @@ export class ChainMemo {
       else digest = messageDigest(raw, () => value(index));
       if (held !== raw) {
         seen.chars += (raw?.length ?? 0) - (held?.length ?? 0);
-        seen.raws[index] = raw === undefined ? undefined : ownCopy(raw);
+        seen.raws[index] = raw === undefined ? undefined : retained(raw, bodyChars);
       }
       same &&= seen.digests[index] === digest;
       previous = same ? (seen.ids[index] as string) : link(previous, digest);
@@ -119,9 +120,15 @@ function conversationOf(list: Seen[], raw: string | undefined, digest: string | 
   return seen as Seen;
 }
 
-/** The text in a string of its own (slicing a concatenation flattens it into new storage). */
-function ownCopy(text: string): string {
-  return ` ${text}`.slice(1);
+/**
+ * What the memo holds of a message: a string of its own (slicing a concatenation flattens it
+ * into new storage), so that it does not keep the body it was sliced from alive — unless it is
+ * most of that body (the message of a huge tool output): the slice then keeps at most as much
+ * again alive, and copying a megabyte would cost more than the rest of the chain.
+ */
+function retained(raw: string, bodyChars: number | undefined): string {
+  if (bodyChars !== undefined && raw.length * 2 >= bodyChars) return raw;
+  return ` ${raw}`.slice(1);
 }
 
 function withoutCacheControl(value: unknown): unknown {

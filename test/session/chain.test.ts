@@ -77,7 +77,7 @@ describe("conversation chains (§4a)", () => {
               side,
               raws,
               (index) => messages[index],
-              digests,
+              { known: digests },
             );
             expect(chain.digests).toEqual(digests);
             expect(chain.ids).toEqual(fresh(messages));
@@ -117,7 +117,9 @@ describe("conversation chains (§4a)", () => {
     ];
     const digests = messages.map((item) => messageDigest(JSON.stringify(item), () => item));
     const raws = [undefined, JSON.stringify(messages[1])];
-    const chain = memo.chain("s", "returned", raws, (index) => messages[index], digests);
+    const chain = memo.chain("s", "returned", raws, (index) => messages[index], {
+      known: digests,
+    });
     expect(chain.ids).toEqual(chainIds(digests));
   });
 
@@ -133,7 +135,7 @@ describe("conversation chains (§4a)", () => {
         "returned",
         [JSON.stringify(head), given ? undefined : JSON.stringify(second)],
         (index) => [head, second][index],
-        [digestOf(head), digestOf(second)],
+        { known: [digestOf(head), digestOf(second)] },
       ).ids;
     turn(edited, false);
     turn(received, true);

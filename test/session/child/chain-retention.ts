@@ -11,7 +11,9 @@ const memo = new ChainMemo(64 * 1024 * 1024);
 for (let index = 0; index < bodies; index++) {
   const body = `${String(index).padStart(8, "0")}${"x".repeat(bodyChars)}`;
   const raw = body.slice(0, 200);
-  memo.chain(`session-${index}`, "received", [raw], () => JSON.parse(raw));
+  memo.chain(`session-${index}`, "received", [raw], () => JSON.parse(raw), {
+    bodyChars: body.length,
+  });
 }
 globalThis.gc?.();
 process.stdout.write(String(process.memoryUsage().heapUsed));
