@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CUT, cutLine, isProtected, linecap } from "../../src/components/linecap.js";
+import { CUT, cutLine, hasUrl, isProtected, linecap } from "../../src/components/linecap.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
 import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
 
@@ -16,6 +17,112 @@ function run(text: string, mode: MarkerMode = "full", options = small) {
 
 const deprecation = "Deprecated: use spawn instead";
 const long = "abcdefghij".repeat(5);
+
+/** The URL pattern linecap protects lines by, as a pattern (it tries 32 characters a position). */
+const URL_PATTERN = /[a-z][a-z0-9+.-]{0,31}:\/\/\S/i;
+
+describe("hasUrl", () => {
+  it("finds what the URL pattern finds", () => {
+    const pieces = [
+      "://",
+      ":",
+      "/",
+      "h",
+      "T",
+      "tps",
+      "git+ssh",
+      "a1",
+      "9",
+      "-",
+      ".",
+      "+",
+      " ",
+      "\u00a0",
+      "\u2028",
+      "ſ",
+      "\u212a",
+      "é",
+      "_",
+      "x".repeat(31),
+      "y".repeat(33),
+      "😀",
+    ];
+    const line = fc
+      .array(fc.constantFrom(...pieces), { maxLength: 40 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(fc.oneof(line, fc.string({ maxLength: 60 })), (text) => {
+        expect(hasUrl(text)).toBe(URL_PATTERN.test(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each([
+    ["https://example.com", true],
+    ["see http://x", true],
+    ["://x", false],
+    ["1://x", false],
+    ["a://", false],
+    ["a:// x", false],
+    [`a${"1".repeat(31)}://x`, true],
+    [`a${"1".repeat(32)}://x`, false],
+    ["ſ://x", false],
+  ])("%s: %s", (text, expected) => {
+    expect(hasUrl(text)).toBe(expected);
+    expect(URL_PATTERN.test(text)).toBe(expected);
+  });
+
+  it("protects the lines the patterns it stands for protect", () => {
+    // The rules as plain patterns: an error word, a URL, a stack frame, a file path.
+    const rules = [
+      /error|fail|exception|panic|fatal|traceback|warning/i,
+      URL_PATTERN,
+      /\bat\s+(?:\S+\s+)?\(?[^()\s]+:\d+(?::\d+)?\)?|\bFile "[^"]+", line \d+|(?<=\w\.[A-Za-z][A-Za-z0-9]{0,9}):\d+\b/,
+      /[/\\][\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,9}\b/,
+      /(?:^|[\s"'`(=:,[])(?:~|\.{1,2})?(?:\/[\w.@+-]+){2,}|\b[A-Za-z]:\\\w/,
+    ];
+    const pieces = [
+      "at ",
+      "at(",
+      "x.ts",
+      ":12",
+      ":3",
+      "a.b",
+      ".py",
+      'File "',
+      '", line 4',
+      " ",
+      "/",
+      "src",
+      "(",
+      ")",
+      "ab",
+      "1",
+      "://",
+      "h",
+      "Error",
+      "é",
+      "x".repeat(12),
+    ];
+    const line = fc
+      .array(fc.constantFrom(...pieces), { maxLength: 30 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(fc.oneof(line, fc.string({ maxLength: 60 })), (text) => {
+        expect(isProtected(text)).toBe(rules.some((rule) => rule.test(text)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("keeps a megabyte-long line of letters uncut only when it holds a URL", () => {
+    const blob = "QUJD".repeat(256 * 1024);
+    expect(isProtected(blob)).toBe(false);
+    expect(cutLine(blob, 2000).length).toBeLessThanOrEqual(2000);
+    expect(isProtected(`${blob} https://example.com/x ${blob}`)).toBe(true);
+  });
+});
 
 describe("linecap", () => {
   it.each([
