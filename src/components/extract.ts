@@ -79,10 +79,12 @@ function isBlank(code: number): boolean {
 
 /**
  * Length of the longest run starting at `at` that appeared consecutively before `at`; the run
- * never takes in an error line (`errors`: whether each line has an error word).
+ * never takes in an error line (`errors`: whether each line has an error word). Lines are
+ * compared by `ids` (equal lines, equal ids): a log of one line repeated a hundred thousand
+ * times compares each line with its earlier copies many times over.
  */
 function repeatedRunLength(
-  lines: readonly string[],
+  ids: Int32Array,
   errors: readonly boolean[],
   at: number,
   earlier: readonly number[],
@@ -93,8 +95,8 @@ function repeatedRunLength(
     let length = 0;
     while (
       start + length < at &&
-      at + length < lines.length &&
-      lines[start + length] === lines[at + length] &&
+      at + length < ids.length &&
+      ids[start + length] === ids[at + length] &&
       !errors[at + length]
     ) {
       length++;
@@ -113,19 +115,29 @@ function fates(lines: readonly string[]): Fate[] {
   for (const [index, kind] of fate.entries()) if (kind === "kept") candidates.push(index);
   const texts = candidates.map((index) => lines[index] as string);
   const errors = texts.map((line) => ERROR_WORD.test(line));
-  const seen = new Map<string, number[]>();
+  // Each distinct line's id, and the positions where it was met so far.
+  const idOf = new Map<string, number>();
+  const ids = new Int32Array(texts.length);
+  for (const [position, line] of texts.entries()) {
+    let id = idOf.get(line);
+    if (id === undefined) {
+      id = idOf.size;
+      idOf.set(line, id);
+    }
+    ids[position] = id;
+  }
+  const seen: number[][] = [];
   const remember = (position: number) => {
-    const line = texts[position] as string;
-    const positions = seen.get(line);
+    const id = ids[position] as number;
+    const positions = seen[id];
     if (positions) positions.push(position);
-    else seen.set(line, [position]);
+    else seen[id] = [position];
   };
   let position = 0;
   while (position < texts.length) {
-    const line = texts[position] as string;
     const run = errors[position]
       ? 0
-      : repeatedRunLength(texts, errors, position, seen.get(line) ?? []);
+      : repeatedRunLength(ids, errors, position, seen[ids[position] as number] ?? []);
     if (run > 0 && isLongEnoughToDrop(texts, position, position + run)) {
       for (const end = position + run; position < end; position++) {
         fate[candidates[position] as number] = "repeated";
