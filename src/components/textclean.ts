@@ -1,4 +1,5 @@
 import type { OutputComponent } from "../pipeline/types.js";
+import { codeAt } from "../text/char-code.js";
 
 /**
  * ANSI escape sequences: CSI (`ESC [` params, intermediates, final; also the one-byte C1 CSI),
@@ -47,7 +48,7 @@ export function cleanText(text: string): string {
 function cleanOnce(text: string): string {
   const withoutEscapes =
     text.includes("\x1b") || text.includes("\x9b") ? text.replace(ANSI, "") : text;
-  if (!withoutEscapes.includes("\r")) return withoutEscapes;
+  if (!hasBareReturn(withoutEscapes)) return withoutEscapes;
   const lines = withoutEscapes.split("\n");
   return lines
     .map((line, position) => {
@@ -58,4 +59,15 @@ function cleanOnce(text: string): string {
       return crlf ? `${visible}\r` : visible;
     })
     .join("\n");
+}
+
+/**
+ * Whether `text` holds a `\r` that is not the first half of a `\r\n`: without one there is no
+ * redraw to resolve, and a log with CRLF line endings is not split and joined again for nothing.
+ */
+function hasBareReturn(text: string): boolean {
+  for (let at = text.indexOf("\r"); at >= 0; at = text.indexOf("\r", at + 1)) {
+    if (codeAt(text, at + 1) !== 0x0a) return true;
+  }
+  return false;
 }

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cleanText, textclean } from "../../src/components/textclean.js";
 import { componentsSchema } from "../../src/config/schema.js";
@@ -75,5 +76,35 @@ describe("textclean reaches a fixed point", () => {
   ])("cleans %j to %j in one call", (text, expected) => {
     expect(cleanText(text)).toBe(expected);
     expect(cleanText(cleanText(text))).toBe(expected);
+  });
+});
+
+describe("cleanText on line endings", () => {
+  /** The redraw rule as first written: every line split, each `\r` resolved. */
+  function resolvedByLine(text: string): string {
+    const lines = text.split("\n");
+    return lines
+      .map((line, position) => {
+        const crlf = position < lines.length - 1 && line.endsWith("\r");
+        const body = crlf ? line.slice(0, -1) : line;
+        if (!body.includes("\r")) return line;
+        const visible = body.split("\r").findLast((segment) => segment !== "") ?? "";
+        return crlf ? `${visible}\r` : visible;
+      })
+      .join("\n");
+  }
+
+  it("resolves redraws as the line-by-line rule does, and leaves CRLF line endings alone", () => {
+    const text = fc
+      .array(fc.constantFrom("\r\n", "\r", "\n", "ab", " 45%", ""), { maxLength: 30 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(cleanText(value)).toBe(resolvedByLine(value));
+      }),
+      { numRuns: 2000 },
+    );
+    const crlf = Array.from({ length: 1000 }, (_, line) => `line ${line}`).join("\r\n");
+    expect(cleanText(crlf)).toBe(crlf);
   });
 });
