@@ -165,13 +165,18 @@ export class TokenCounter {
   compare(before: string, after: string): { before: number; after: number; fewer: boolean } {
     if (before.length > EXACT_CHARS) {
       const afterUpper = Buffer.byteLength(after, "utf8");
-      const lower = (stopAt: number) =>
-        Math.max(Math.ceil(before.length / LONGEST_TOKEN_BYTES), minimumPieces(before, stopAt));
+      // One pass over `before`, stopping once it passes the upper bound of `after`; when it
+      // does not, it counted every piece, so the same bound is decisive against any count of
+      // `after` (which is at most its upper bound).
+      const lower = Math.max(
+        Math.ceil(before.length / LONGEST_TOKEN_BYTES),
+        minimumPieces(before, afterUpper + 1),
+      );
       let afterCount: number | undefined;
-      if (lower(afterUpper + 1) > afterUpper) afterCount = this.estimate(after);
+      if (lower > afterUpper) afterCount = this.estimate(after);
       else if (after.length < before.length) {
         const exact = this.count(after);
-        if (lower(exact + 1) > exact) afterCount = exact;
+        if (lower > exact) afterCount = exact;
       }
       if (afterCount !== undefined) {
         const beforeCount = Math.max(this.estimate(before), afterCount + 1);

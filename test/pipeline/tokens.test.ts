@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
+import { LONGEST_TOKEN_BYTES, minimumPieces } from "../../src/pipeline/token-bounds.js";
 import { countO200k, TokenCounter } from "../../src/pipeline/tokens.js";
 import { CLEAN, postCompact, testApp } from "../support/app.js";
 import { jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
@@ -122,6 +123,36 @@ describe("TokenCounter.atLeast", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("TokenCounter.compare on a huge text", () => {
+  /** The guard as first written: a scan of the lower bound for each question asked of it. */
+  function reference(before: string, after: string) {
+    const lower = (stopAt: number) =>
+      Math.max(Math.ceil(before.length / LONGEST_TOKEN_BYTES), minimumPieces(before, stopAt));
+    const upper = Buffer.byteLength(after, "utf8");
+    if (lower(upper + 1) > upper) return true;
+    if (after.length >= before.length) return false;
+    const exact = countO200k(after);
+    return lower(exact + 1) > exact;
+  }
+
+  it.each([
+    ["a collapse to a few lines", (huge: string) => huge.slice(0, 400)],
+    ["a reformat that keeps most of it", (huge: string) => huge.replaceAll("  ", " ")],
+    ["a result as long as the output", (huge: string) => huge.replaceAll("a", "b")],
+    ["a result of more tokens", (huge: string) => huge.replaceAll(" ", "")],
+  ])("decides %s from bounds as the guard did, counting only the result", (_name, change) => {
+    const huge = Array.from({ length: 6000 }, (_, line) => `a  line ${line} of output  x`).join(
+      "\n",
+    );
+    expect(huge.length).toBeGreaterThan(64 * 1024);
+    const after = change(huge);
+    const counter = new TokenCounter();
+    const decided = counter.compare(huge, after);
+    const fewer = reference(huge, after) || countO200k(after) < countO200k(huge);
+    expect(decided.fewer).toBe(fewer);
   });
 });
 
