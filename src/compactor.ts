@@ -34,6 +34,7 @@ import type { StashEntry, Store } from "./store/types.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
+import { hasUnusualEscape } from "./wire/json-string.js";
 import { messagesView, replacesMessages } from "./wire/message-views.js";
 import { messageElement, replaceMessagesEdit } from "./wire/replace-messages.js";
 import { readTranscript, type Transcript } from "./wire/transcript.js";
@@ -639,9 +640,6 @@ function countPieced(entries: readonly StashEntry[], maxEntryBytes: number): num
   return entries.filter(({ value }) => needsPieces(value, maxEntryBytes)).length;
 }
 
-/** `\u` or `\/` in a string literal: spellings JSON.stringify would not write. */
-const UNUSUAL_ESCAPE = /\\[u/]/;
-
 /** A decided body written back: its text and what was edited where. */
 interface Written {
   readonly text: string;
@@ -692,11 +690,11 @@ function writeBack(
     const span = transcript.outputSpans[index];
     if (!output || !span || next === output.text) continue;
     // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
-    // A literal without `\u` or `\/` is spelled exactly as JSON.stringify writes its value
-    // (valid JSON has no other way to spell a character), so it needs no second look.
+    // A literal without an escape JSON.stringify would not write is spelled exactly as it
+    // writes its value, so it needs no second look.
     const raw = text.slice(span.start, span.end);
     if (raw.length < output.text.length + 2) return { bail: "ambiguous_keys" };
-    if (UNUSUAL_ESCAPE.test(raw)) {
+    if (hasUnusualEscape(raw)) {
       if (JSON.parse(raw) !== output.text) return { bail: "ambiguous_keys" };
       // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
       // `\/`) is kept as written, so /rehydrate gives back the exact bytes.

@@ -37,3 +37,42 @@ export function closingQuote(text: string, open: number): number {
     if (code !== BACKSLASH || from + 1 >= text.length) return -1;
   }
 }
+
+/**
+ * Whether the JSON string literal `raw` spells a character as JSON.stringify would not: `\/`,
+ * or a `\u` escape other than its own, which it writes only for the control characters without
+ * a short escape (`\u001b`, lower-case hex). Its lone surrogates count as unusual here too: a
+ * literal holding one is checked the slow way. Without an unusual escape, the literal is
+ * exactly JSON.stringify's spelling of its value (valid JSON has no other way to write one),
+ * so a terminal log full of `\u001b` needs no second parse.
+ */
+export function hasUnusualEscape(raw: string): boolean {
+  for (let at = raw.indexOf("\\"); at >= 0; at = raw.indexOf("\\", at + 2)) {
+    const escaped = codeAt(raw, at + 1);
+    if (escaped === SLASH) return true;
+    if (escaped === LETTER_U && !isOwnControlEscape(raw, at + 2)) return true;
+  }
+  return false;
+}
+
+const SLASH = 0x2f;
+const LETTER_U = 0x75;
+const DIGIT_0 = 0x30;
+
+/** Whether the four hex digits at `at` are `00` then a control character's, as JSON.stringify writes them. */
+function isOwnControlEscape(raw: string, at: number): boolean {
+  if (codeAt(raw, at) !== DIGIT_0 || codeAt(raw, at + 1) !== DIGIT_0) return false;
+  const high = codeAt(raw, at + 2) - DIGIT_0;
+  const low = lowerHex(codeAt(raw, at + 3));
+  if ((high !== 0 && high !== 1) || low < 0) return false;
+  const code = high * 16 + low;
+  // \b \t \n \f \r have two-character escapes of their own.
+  return code !== 0x08 && code !== 0x09 && code !== 0x0a && code !== 0x0c && code !== 0x0d;
+}
+
+/** The value of a lower-case hex digit, or -1. */
+function lowerHex(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  if (code >= 0x61 && code <= 0x66) return code - 0x61 + 10;
+  return -1;
+}

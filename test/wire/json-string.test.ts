@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { closingQuote } from "../../src/wire/json-string.js";
+import { closingQuote, hasUnusualEscape } from "../../src/wire/json-string.js";
 
 /** `value` as JSON between other text, and where its closing quote is. */
 function embedded(value: string, before = '{"content":', after = ',"role":"tool"}') {
@@ -59,5 +59,49 @@ describe("closingQuote", () => {
       const text = `"${"x\\\\".repeat(count)}" tail`;
       expect(closingQuote(text, 0)).toBe(text.indexOf('" tail'));
     }
+  });
+});
+
+describe("hasUnusualEscape", () => {
+  /** A string literal as a client may spell it: each character as is, or escaped. */
+  const spelled = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom("a", "é", "😀", '\\"', "\\\\", "\\n", "\\t", "\\/", "\\b"),
+        fc.integer({ min: 0, max: 0x7f }).map((code) => `\\u${code.toString(16).padStart(4, "0")}`),
+        fc
+          .integer({ min: 0, max: 0x1f })
+          .map((code) => `\\u${code.toString(16).padStart(4, "0").toUpperCase()}`),
+        fc.constantFrom("\\ud83d\\ude00", "\\ud800", "\\u00e9"),
+      ),
+      { maxLength: 30 },
+    )
+    .map((parts) => `"${parts.join("")}"`);
+
+  it("is false exactly when the literal is JSON.stringify's spelling of its value", () => {
+    fc.assert(
+      fc.property(spelled, (raw) => {
+        const value = JSON.parse(raw) as string;
+        const canonical = raw === JSON.stringify(value);
+        // Lone surrogates are left to the slow check even when spelled canonically.
+        const lone = /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f]/i.test(
+          raw,
+        );
+        if (!lone) expect(hasUnusualEscape(raw)).toBe(!canonical);
+        else expect(hasUnusualEscape(raw)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("reads a terminal log's escapes as JSON.stringify's own", () => {
+    const log = Array.from(
+      { length: 100 },
+      (_, line) => `\u001b[32mok\u001b[0m ${line}\r\n\t`,
+    ).join("");
+    expect(hasUnusualEscape(JSON.stringify(log))).toBe(false);
+    expect(hasUnusualEscape('"a\\/b"')).toBe(true);
+    expect(hasUnusualEscape('"\\u0009"')).toBe(true);
+    expect(hasUnusualEscape('"\\\\u0041"')).toBe(false);
   });
 });
