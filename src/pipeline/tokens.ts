@@ -1,4 +1,4 @@
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { clearMergeCache, countTokens, setMergeCacheSize } from "gpt-tokenizer/encoding/o200k_base";
 import { codeAt, pointAt } from "../text/char-code.js";
 import { SizedMemo } from "./sized-memo.js";
 import { LONGEST_TOKEN_BYTES, minimumPieces } from "./token-bounds.js";
@@ -55,36 +55,111 @@ function classOf(codePoint: number): number {
 }
 
 /**
+ * Special tokens' spellings (`<|endoftext|>`) are text like any other in a tool output (a
+ * tokenizer's source, a model's transcript): counted as the model server encodes message
+ * content, not refused.
+ */
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * Entries of the tokenizer's merge cache (the byte-pair merges of pieces outside its
+ * vocabulary). It evicts its oldest entry by a scan from the start of a Map, which costs as much
+ * as the entries deleted so far: once full, counting text of many distinct pieces (base64, ids,
+ * hashes) turned quadratic — 0.4 s for 1 MB of base64, 9 s for 2 MB. So it is never let fill: it
+ * is cleared before the characters counted since it last was (more than its entries) could.
+ */
+const MERGE_CACHE_ENTRIES = 100_000;
+setMergeCacheSize(MERGE_CACHE_ENTRIES);
+/** Characters counted since the merge cache was cleared: at least the entries it holds. */
+let uncleared = 0;
+/**
+ * A long text is counted in parts of about this many characters, each cut where the
+ * pre-tokenizer starts a piece whatever came before it, so the parts count as the whole does.
+ */
+const PART_CHARS = 32 * 1024;
+/** A part grows no longer than this without such a place: it is then cut where it stands. */
+const MAX_PART_CHARS = MERGE_CACHE_ENTRIES - 4 * 1024;
+const LINE_FEED = 0x0a;
+
+const APOSTROPHE = 0x27;
+
+/**
+ * Whether the o200k pre-tokenizer starts a piece at a code point of class `own` after one of
+ * class `previousOwn` (the code point `previous`), whatever comes before and after, so that a
+ * text cut there counts as the whole does: a letter or digit after a line break; a digit after
+ * a letter; a letter after a digit; punctuation or a symbol (not an apostrophe, which may end a
+ * contraction: `it's`) after a letter or digit. No piece holding a letter or digit takes in
+ * what follows it then, and the piece that starts there reads only what follows.
+ */
+function startsPiece(
+  previous: number,
+  previousOwn: number,
+  codePoint: number,
+  own: number,
+): boolean {
+  if (previous === LINE_FEED) return own === LETTER || own === OTHER;
+  if (previousOwn === LETTER) return own === OTHER || (own === SYMBOL && codePoint !== APOSTROPHE);
+  if (previousOwn === OTHER) return own === LETTER || (own === SYMBOL && codePoint !== APOSTROPHE);
+  return false;
+}
+
+/** o200k_base tokens of one part, no longer than the merge cache holds. */
+function countPart(text: string): number {
+  if (uncleared + text.length > MERGE_CACHE_ENTRIES) {
+    clearMergeCache();
+    uncleared = 0;
+  }
+  uncleared += text.length;
+  return countTokens(text, PLAIN_TEXT);
+}
+
+/**
  * o200k_base tokens of a text, in time linear in its length and with constant stack. Byte-pair
  * merging is quadratic in the length of a piece, so one run of a quarter million letters (a
  * base64 line of `A`s, a progress bar of `=`) would hold the thread for a minute. Such runs are
  * counted in pieces of RUN_CHUNK characters, which differs from the exact count by at most a
- * token per piece; every other text, real tool output among it, is counted exactly. The runs are
- * found by one pass over the code points (a pattern with an unbounded repeat overflows the
- * regular-expression stack on a run of a few million characters).
+ * token per piece. A long text is counted in parts (countPart), cut before a letter or digit
+ * that follows a line break or before a digit that follows a letter, where a piece starts
+ * whatever precedes it; one that has no such place in MAX_PART_CHARS is cut there, which may
+ * differ from the exact count by a token or two. Every other text, real tool output among it,
+ * is counted exactly. The runs and places are found by one pass over the code points (a
+ * pattern with an unbounded repeat overflows the regular-expression stack on a run of a few
+ * million characters).
  */
 export function countO200k(text: string): number {
-  if (text.length < RUN_CHUNK) return countTokens(text);
+  if (text.length < RUN_CHUNK) return countPart(text);
   let total = 0;
   let from = 0;
   let run = OTHER;
   let pieceStart = 0;
+  let previous = -1;
+  let previousOwn = SPACE;
   for (let at = 0; at < text.length; ) {
     const codePoint = pointAt(text, at) as number;
-    let kind = classOf(codePoint);
-    if (kind === MARK) kind = run === SYMBOL ? SYMBOL : LETTER;
+    const own = classOf(codePoint);
+    const kind = own === MARK ? (run === SYMBOL ? SYMBOL : LETTER) : own;
+    const partChars = at - from;
     if (kind !== run || kind === OTHER) {
+      // Cut only where a code point starts: never between the halves of a surrogate pair.
+      if (
+        (partChars >= PART_CHARS && startsPiece(previous, previousOwn, codePoint, own)) ||
+        partChars >= MAX_PART_CHARS
+      ) {
+        total += countPart(text.slice(from, at));
+        from = at;
+      }
       run = kind;
       pieceStart = at;
-    } else if (at - pieceStart >= RUN_CHUNK) {
-      // Cut only where a code point starts: never between the halves of a surrogate pair.
-      total += countTokens(text.slice(from, at));
+    } else if (at - pieceStart >= RUN_CHUNK || partChars >= MAX_PART_CHARS) {
+      total += countPart(text.slice(from, at));
       from = at;
       pieceStart = at;
     }
+    previous = codePoint;
+    previousOwn = own;
     at += codePoint > 0xffff ? 2 : 1;
   }
-  return from === 0 ? countTokens(text) : total + countTokens(text.slice(from));
+  return from === 0 ? countPart(text) : total + countPart(text.slice(from));
 }
 
 /**

@@ -81,6 +81,59 @@ describe("countO200k", () => {
   });
 });
 
+describe("countO200k on long and unusual texts", () => {
+  const PLAIN = { disallowedSpecial: new Set<string>() };
+
+  it("counts the spelling of a special token as text, as a model server reads message content", () => {
+    const text = "the tokenizer emits <|endoftext|> and <|im_start|> between documents";
+    expect(countO200k(text)).toBe(countTokens(text, PLAIN));
+    expect(new TokenCounter().count(`${text}\n`.repeat(3000))).toBeGreaterThan(0);
+  });
+
+  /** Texts of several shapes, each longer than one counted part. */
+  const shapes: Array<[string, string]> = [
+    ["a build log", logOutput(2500)],
+    ["a JSON document", jsonArrayOutput(1500)],
+    [
+      "base64 on one line",
+      Array.from({ length: 90_000 }, (_, at) => "QWxhZGRpbjpvcGVu+/9Z"[(at * 7) % 20]).join(""),
+    ],
+    [
+      "a coloured log with CRLF and redraws",
+      Array.from(
+        { length: 3000 },
+        (_, line) => `\u001b[32m${line}%\u001b[0m it's é\u0301\r${line}\r\n`,
+      ).join(""),
+    ],
+    ["text and emoji", Array.from({ length: 9000 }, (_, at) => `ab${at}😀 中文 'x' `).join("")],
+  ];
+
+  it.each(shapes)("counts %s in parts exactly as a whole", (_name, text) => {
+    expect(text.length).toBeGreaterThan(40 * 1024);
+    expect(countO200k(text)).toBe(countTokens(text, PLAIN));
+  });
+
+  it("never lets the tokenizer's merge cache fill (it evicts by a scan that turns quadratic)", async () => {
+    const tokenizer = (await import("gpt-tokenizer/encoding/o200k_base")).default as unknown as {
+      bytePairEncodingCoreProcessor: { mergeCache?: Map<string, unknown>; mergeCacheSize: number };
+    };
+    const core = tokenizer.bytePairEncodingCoreProcessor;
+    // Distinct pieces outside the vocabulary: a million characters of pseudo-random base64.
+    let state = 7;
+    const blob = Array.from({ length: 1_000_000 }, () => {
+      // xorshift32: every bit of the state varies, so pieces rarely repeat.
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[(state >>> 0) % 64];
+    }).join("");
+    countO200k(blob);
+    expect(core.mergeCache).toBeDefined();
+    expect(core.mergeCache?.size ?? 0).toBeGreaterThan(0);
+    expect(core.mergeCache?.size ?? Number.POSITIVE_INFINITY).toBeLessThan(core.mergeCacheSize);
+  });
+});
+
 describe("TokenCounter.atLeast", () => {
   /** A counter whose exact counts are counted. */
   function spied() {
@@ -153,6 +206,21 @@ describe("TokenCounter.compare on a huge text", () => {
     const decided = counter.compare(huge, after);
     const fewer = reference(huge, after) || countO200k(after) < countO200k(huge);
     expect(decided.fewer).toBe(fewer);
+  });
+});
+
+describe("POST /compact with the spelling of a special token in an output", () => {
+  it("compacts the body instead of failing on it", async () => {
+    const { app } = testApp({ limits: { compact_timeout_ms: 60_000 } });
+    const transcript = Array.from(
+      { length: 400 },
+      (_, line) => `${line}: sample ${line} ended with <|endoftext|> after ${line * 3} tokens`,
+    ).join("\n");
+    const response = await postCompact(app, openaiBody([transcript, "ok", "ok", "ok"]));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-context-guru-passthrough")).toBeNull();
+    const before = Number(response.headers.get("x-context-guru-tokens-before"));
+    expect(Number(response.headers.get("x-context-guru-tokens-after"))).toBeLessThan(before);
   });
 });
 
