@@ -5,8 +5,15 @@
  * is memoised between them) while the same seed gives the same bytes.
  */
 
-export type HugeKind = "make" | "tests" | "jsonl" | "api";
+export type HugeKind = "make" | "tests" | "jsonl" | "api" | "blob" | "ansi";
+/** The kinds a run measures unless told otherwise. */
 export const HUGE_KINDS: readonly HugeKind[] = ["make", "tests", "jsonl", "api"];
+/**
+ * Every kind: the default ones, and two whose shape is the hard part — a file printed as one
+ * line of base64 (no line to collapse on; only a cut in the middle of the line reduces it) and
+ * a coloured progress log (ANSI colours on every line, carriage-return redraws within lines).
+ */
+export const ALL_HUGE_KINDS: readonly HugeKind[] = [...HUGE_KINDS, "blob", "ansi"];
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -129,11 +136,52 @@ function apiDump(bytes: number, next: () => number): string {
   return JSON.stringify({ kind: "List", total: items.length, items }, null, 2);
 }
 
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** A binary file as `base64 -w0` prints it: one line. */
+function base64Blob(bytes: number, next: () => number): string {
+  const chunks: string[] = [];
+  for (let size = 0; size < bytes; size += 1024) {
+    let chunk = "";
+    for (let at = 0; at < 1024; at++) chunk += BASE64[Math.floor(next() * 64)];
+    chunks.push(chunk);
+  }
+  return `${chunks.join("").slice(0, Math.max(4, bytes - (bytes % 4)))}`;
+}
+
+/** An install run with colours forced on: a coloured step line, then a line of redraws. */
+function colouredProgress(bytes: number, next: () => number): string {
+  const lines: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const name = `${pick(next, WORDS)}-${pick(next, DIRS)}@${Math.floor(next() * 9)}.${Math.floor(next() * 30)}.0`;
+    const redraws = Array.from(
+      { length: 8 },
+      (_, at) => `\u001b[2K\u001b[36mfetch\u001b[0m ${name} ${(at + 1) * 12}%`,
+    ).join("\r");
+    const added =
+      next() < 0.01
+        ? `\u001b[33mnpm\u001b[0m \u001b[43mWARN\u001b[0m deprecated ${name}: no longer supported`
+        : `\u001b[32m+\u001b[0m ${name} \u001b[90m(${Math.floor(next() * 900)} ms)\u001b[0m`;
+    for (const line of [redraws, added]) {
+      lines.push(line);
+      size += line.length + 1;
+    }
+  }
+  lines.push(`\u001b[32madded ${lines.length / 2} packages\u001b[0m`);
+  return lines.join("\n");
+}
+
+/** Characters of output per byte of body where JSON escapes (`\"`, `\u001b`) lengthen it. */
+const ESCAPED_SHARE: Partial<Record<HugeKind, number>> = { jsonl: 0.88, ansi: 0.7 };
+
 const HUGE: Record<HugeKind, (bytes: number, next: () => number) => string> = {
   make: makeLog,
   tests: testLog,
   jsonl: jsonLines,
   api: apiDump,
+  blob: base64Blob,
+  ansi: colouredProgress,
 };
 
 /** One of twenty ordinary outputs: a file read, a directory listing, a grep, a git status. */
@@ -188,7 +236,7 @@ export interface HugeOutputBody {
 
 /**
  * An OpenAI body of about `bytes` bytes: twenty ordinary Bash outputs and one huge output of
- * `kind` (the newest for test logs, in the middle otherwise), the Bash tool declared.
+ * `kind` (in the middle for a build log, the newest otherwise), the Bash tool declared.
  */
 export function hugeOutputBody(kind: HugeKind, bytes: number, seed: number): HugeOutputBody {
   const next = random(seed);
@@ -202,8 +250,13 @@ export function hugeOutputBody(kind: HugeKind, bytes: number, seed: number): Hug
           ? "npm test"
           : kind === "api"
             ? "curl -s https://k8s.local/api/v1/pods | jq ."
-            : "kubectl logs api-0",
-    output: HUGE[kind](Math.max(1, bytes - ordinaryBytes) * (kind === "jsonl" ? 0.88 : 1), next),
+            : kind === "blob"
+              ? "base64 -w0 build/app.wasm"
+              : kind === "ansi"
+                ? "npm ci --color=always"
+                : "kubectl logs api-0",
+    // Sized so that the body, escapes and all, comes to about `bytes`.
+    output: HUGE[kind](Math.max(1, bytes - ordinaryBytes) * (ESCAPED_SHARE[kind] ?? 1), next),
   };
   outputs.splice(kind !== "make" ? outputs.length : 10, 0, huge);
   const messages: unknown[] = [

@@ -22,7 +22,7 @@
  *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
  *     [--sustain-max-bytes B] [--sustain-memo-bytes B] [--sustain-connections N]
  *   npm run load -- --huge-output [--huge-output-sizes 1,9,24] [--huge-output-samples 3]
- *     [--huge-output-cache cold,unknown]
+ *     [--huge-output-cache cold,unknown] [--huge-output-kinds make,tests,jsonl,api,blob,ansi]
  *   npm run load -- --big-body [--big-body-rate 100] [--big-body-connections 4] [--duration 10]
  */
 import { existsSync } from "node:fs";
@@ -34,6 +34,7 @@ import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import { generateCorpus } from "../bench/corpus/generate.js";
 import { echoApp } from "../bench/echo-app.js";
+import { ALL_HUGE_KINDS, HUGE_KINDS, type HugeKind } from "../bench/huge-output-bodies.js";
 import { loadCorpus } from "../bench/load-corpus.js";
 import { createApp, defaultPool } from "../src/app.js";
 import type { WorkerPool } from "../src/compaction/worker-pool.js";
@@ -83,6 +84,7 @@ const { values } = parseArgs({
     "huge-output-sizes": { type: "string", default: "1,9,24" },
     "huge-output-samples": { type: "string", default: "3" },
     "huge-output-cache": { type: "string", default: "cold,unknown" },
+    "huge-output-kinds": { type: "string", default: HUGE_KINDS.join(",") },
     "redis-cluster": { type: "boolean", default: false },
     "big-body-rate": { type: "string", default: "100" },
     "big-body-connections": { type: "string", default: "4" },
@@ -250,7 +252,13 @@ if (values["huge-output"]) {
     }
     return cache as HugeCache;
   });
-  process.exit((await hugeOutputScenario(sizes, samples, caches)) ? 0 : 1);
+  const kinds = (values["huge-output-kinds"] ?? "").split(",").map((kind) => {
+    if (!(ALL_HUGE_KINDS as readonly string[]).includes(kind)) {
+      throw new Error(`--huge-output-kinds: ${kind} is not one of ${ALL_HUGE_KINDS.join(", ")}`);
+    }
+    return kind as HugeKind;
+  });
+  process.exit((await hugeOutputScenario(sizes, samples, caches, kinds)) ? 0 : 1);
 }
 
 if (values["big-body"]) {
