@@ -18,7 +18,9 @@ import { withMarkerLine } from "./marked-phrase.js";
  *   `max_line_chars` long. Never cut: lines with a path (`/` or `\` before a file name with an
  *   extension, or an absolute path of two or more segments), a stack frame (`at f (file:1:2)`,
  *   `File "x.py", line 3`, `main.go:12`), an error word (error, fail, exception, panic, fatal, traceback,
- *   warning) or a URL.
+ *   warning) or a URL — unless the line is HUGE_LINE_CHARS or longer (one line of base64, a
+ *   minified bundle): then it is cut like any other, visibly, and in reversible mode its
+ *   marker gives it back whole.
  *
  * Result: the lines joined by `\n`, then `\n` + T on its own last line (T alone when the text
  * already ends with `\n`); in off mode nothing is appended. Undefined when nothing changes or the
@@ -91,9 +93,17 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
+/**
+ * Lines at least this long are cut even when protected: a file printed as one line of base64
+ * or a minified bundle holds an error word, a path or a URL by chance somewhere in its
+ * megabytes, no model reads such a line whole, and no other component can shorten one line.
+ */
+export const HUGE_LINE_CHARS = 64 * 1024;
+
 /** `line` cut in the middle to at most `maxChars`, or the line itself when it may not be cut. */
 export function cutLine(line: string, maxChars: number): string {
-  if (line.length <= maxChars || isProtected(line)) return line;
+  if (line.length <= maxChars) return line;
+  if (line.length < HUGE_LINE_CHARS && isProtected(line)) return line;
   const keep = Math.max(0, Math.floor((maxChars - CUT.length) / 2));
   let head = line.slice(0, keep);
   let tail = keep === 0 ? "" : line.slice(-keep);

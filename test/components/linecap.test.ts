@@ -2,7 +2,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CUT, cutLine, hasUrl, isProtected, linecap } from "../../src/components/linecap.js";
+import {
+  CUT,
+  cutLine,
+  HUGE_LINE_CHARS,
+  hasUrl,
+  isProtected,
+  linecap,
+} from "../../src/components/linecap.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
 import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
 
@@ -116,11 +123,20 @@ describe("hasUrl", () => {
     );
   });
 
-  it("keeps a megabyte-long line of letters uncut only when it holds a URL", () => {
+  it("cuts a megabyte-long line even when it holds an error word, a path or a URL by chance", () => {
     const blob = "QUJD".repeat(256 * 1024);
     expect(isProtected(blob)).toBe(false);
     expect(cutLine(blob, 2000).length).toBeLessThanOrEqual(2000);
-    expect(isProtected(`${blob} https://example.com/x ${blob}`)).toBe(true);
+    const noisy = `${blob}failX/usr/lib/a.so https://example.com/x${blob}`;
+    expect(isProtected(noisy)).toBe(true);
+    const cut = cutLine(noisy, 2000);
+    expect(cut.length).toBeLessThanOrEqual(2000);
+    expect(cut).toContain(CUT);
+  });
+
+  it("keeps a long protected line under the huge-line length whole", () => {
+    const line = `${"x".repeat(HUGE_LINE_CHARS - 100)} Error: disk full`;
+    expect(cutLine(line, 2000)).toBe(line);
   });
 });
 
