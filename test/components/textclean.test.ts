@@ -80,18 +80,18 @@ describe("textclean reaches a fixed point", () => {
 });
 
 describe("cleanText on line endings", () => {
-  /** The redraw rule as first written: every line split, each `\r` resolved. */
+  /** The redraw rule, line by line: what follows the last `\r` that has text after it. */
   function resolvedByLine(text: string): string {
+    const out: string[] = [];
     const lines = text.split("\n");
-    return lines
-      .map((line, position) => {
-        const crlf = position < lines.length - 1 && line.endsWith("\r");
-        const body = crlf ? line.slice(0, -1) : line;
-        if (!body.includes("\r")) return line;
-        const visible = body.split("\r").findLast((segment) => segment !== "") ?? "";
-        return crlf ? `${visible}\r` : visible;
-      })
-      .join("\n");
+    for (let at = 0; at < lines.length; at++) {
+      let line = lines[at] as string;
+      const ending = at < lines.length - 1 && line.endsWith("\r") ? "\r" : "";
+      if (ending !== "") line = line.slice(0, -1);
+      const shown = line.split("\r").filter((segment) => segment !== "");
+      out.push((shown.at(-1) ?? "") + ending);
+    }
+    return out.join("\n");
   }
 
   it("resolves redraws as the line-by-line rule does, and leaves CRLF line endings alone", () => {
