@@ -118,13 +118,13 @@ function countPart(text: string): number {
  * merging is quadratic in the length of a piece, so one run of a quarter million letters (a
  * base64 line of `A`s, a progress bar of `=`) would hold the thread for a minute. Such runs are
  * counted in pieces of RUN_CHUNK characters, which differs from the exact count by at most a
- * token per piece. A long text is counted in parts (countPart), cut before a letter or digit
- * that follows a line break or before a digit that follows a letter, where a piece starts
- * whatever precedes it; one that has no such place in MAX_PART_CHARS is cut there, which may
- * differ from the exact count by a token or two. Every other text, real tool output among it,
- * is counted exactly. The runs and places are found by one pass over the code points (a
- * pattern with an unbounded repeat overflows the regular-expression stack on a run of a few
- * million characters).
+ * token per piece. A long text is counted in parts (countPart), each cut where a piece starts
+ * whatever precedes it (startsPiece: after a line break, between a letter and a digit, before
+ * punctuation that follows a letter or digit); one with no such place in MAX_PART_CHARS is cut
+ * there, which may differ from the exact count by a token or two. Every other text, real tool
+ * output among it, is counted exactly. The runs and places are found by one pass over the code
+ * points (a pattern with an unbounded repeat overflows the regular-expression stack on a run of
+ * a few million characters).
  */
 export function countO200k(text: string): number {
   if (text.length < RUN_CHUNK) return countPart(text);
