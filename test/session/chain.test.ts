@@ -72,13 +72,9 @@ describe("conversation chains (§4a)", () => {
             const raws = messages.map((item, index) =>
               given[index] ? undefined : JSON.stringify(item),
             );
-            const chain = memo.chain(
-              `s${session}`,
-              side,
-              raws,
-              (index) => messages[index],
-              { known: digests },
-            );
+            const chain = memo.chain(`s${session}`, side, raws, (index) => messages[index], {
+              known: digests,
+            });
             expect(chain.digests).toEqual(digests);
             expect(chain.ids).toEqual(fresh(messages));
           }
