@@ -146,7 +146,7 @@ function base64Blob(bytes: number, next: () => number): string {
     for (let at = 0; at < 1024; at++) chunk += BASE64[Math.floor(next() * 64)];
     chunks.push(chunk);
   }
-  return `${chunks.join("").slice(0, Math.max(4, bytes - (bytes % 4)))}`;
+  return chunks.join("").slice(0, Math.max(4, bytes - (bytes % 4)));
 }
 
 /** An install run with colours forced on: a coloured step line, then a line of redraws. */
@@ -171,6 +171,16 @@ function colouredProgress(bytes: number, next: () => number): string {
   lines.push(`\u001b[32madded ${lines.length / 2} packages\u001b[0m`);
   return lines.join("\n");
 }
+
+/** The command each kind of huge output came from. */
+const COMMANDS: Record<HugeKind, string> = {
+  make: "make -j8 all",
+  tests: "npm test",
+  jsonl: "kubectl logs api-0",
+  api: "curl -s https://k8s.local/api/v1/pods | jq .",
+  blob: "base64 -w0 build/app.wasm",
+  ansi: "npm ci --color=always",
+};
 
 /** Characters of output per byte of body where JSON escapes (`\"`, `\u001b`) lengthen it. */
 const ESCAPED_SHARE: Partial<Record<HugeKind, number>> = { jsonl: 0.88, ansi: 0.7 };
@@ -243,18 +253,7 @@ export function hugeOutputBody(kind: HugeKind, bytes: number, seed: number): Hug
   const outputs = Array.from({ length: 20 }, (_, index) => ordinaryOutput(index, next));
   const ordinaryBytes = outputs.reduce((sum, { output }) => sum + output.length + 300, 0);
   const huge = {
-    command:
-      kind === "make"
-        ? "make -j8 all"
-        : kind === "tests"
-          ? "npm test"
-          : kind === "api"
-            ? "curl -s https://k8s.local/api/v1/pods | jq ."
-            : kind === "blob"
-              ? "base64 -w0 build/app.wasm"
-              : kind === "ansi"
-                ? "npm ci --color=always"
-                : "kubectl logs api-0",
+    command: COMMANDS[kind],
     // Sized so that the body, escapes and all, comes to about `bytes`.
     output: HUGE[kind](Math.max(1, bytes - ordinaryBytes) * (ESCAPED_SHARE[kind] ?? 1), next),
   };

@@ -80,7 +80,6 @@ const PART_CHARS = 32 * 1024;
 /** A part grows no longer than this without such a place: it is then cut where it stands. */
 const MAX_PART_CHARS = MERGE_CACHE_ENTRIES - 4 * 1024;
 const LINE_FEED = 0x0a;
-
 const APOSTROPHE = 0x27;
 
 /**

@@ -59,7 +59,10 @@ const SLASH = 0x2f;
 const LETTER_U = 0x75;
 const DIGIT_0 = 0x30;
 
-/** Whether the four hex digits at `at` are `00` then a control character's, as JSON.stringify writes them. */
+/**
+ * Whether the four hex digits at `at` spell a control character as JSON.stringify writes it:
+ * `00`, then its two digits in lower case.
+ */
 function isOwnControlEscape(raw: string, at: number): boolean {
   if (codeAt(raw, at) !== DIGIT_0 || codeAt(raw, at + 1) !== DIGIT_0) return false;
   const high = codeAt(raw, at + 2) - DIGIT_0;
