@@ -1,7 +1,10 @@
 import { codeAt } from "../text/char-code.js";
 import { BACKSLASH, QUOTE } from "./json-chars.js";
 
-/** Escaped quotes met in one string before it is read as dense with escapes. */
+/**
+ * Escapes met in one string (escaped quotes for closingQuote, close together for
+ * hasUnusualEscape) before it is read as dense with escapes.
+ */
 const DENSE_ESCAPES = 8;
 /**
  * Over a run of characters and escapes, at most 256 escapes a match: the backtracking a match
@@ -39,18 +42,45 @@ export function closingQuote(text: string, open: number): number {
 }
 
 /**
+ * A run of characters and escapes JSON.stringify writes itself (a short escape, or `\u00XX` for
+ * a control character without one, in lower-case hex), at most 256 escapes a match (as
+ * ESCAPED_RUN). Any other escape character is read as the scan reads it: only `\/` and `\u`
+ * end a run.
+ */
+const OWN_ESCAPED_RUN = /[^\\]*(?:\\(?:[^/u]|u00(?:0[0-7bef]|1[0-9a-f]))[^\\]*){0,256}/y;
+
+/** Escapes closer together than this many characters are escaped JSON (see hasUnusualEscape). */
+const DENSE_GAP = 32;
+
+/**
  * Whether the JSON string literal `raw` spells a character as JSON.stringify would not: `\/`,
  * or a `\u` escape other than its own, which it writes only for the control characters without
  * a short escape (`\u001b`, lower-case hex). Its lone surrogates count as unusual here too: a
  * literal holding one is checked the slow way. Without an unusual escape, the literal is
  * exactly JSON.stringify's spelling of its value (valid JSON has no other way to write one),
- * so a terminal log full of `\u001b` needs no second parse.
+ * so a terminal log full of `\u001b` needs no second parse. Escapes are found by searching for
+ * each backslash; past a few close together (escaped JSON, a coloured log), by a pattern that
+ * steps over many escapes a match, about twice as fast there.
  */
 export function hasUnusualEscape(raw: string): boolean {
-  for (let at = raw.indexOf("\\"); at >= 0; at = raw.indexOf("\\", at + 2)) {
+  let close = 0;
+  for (let at = raw.indexOf("\\"); at >= 0; ) {
     const escaped = codeAt(raw, at + 1);
     if (escaped === SLASH) return true;
     if (escaped === LETTER_U && !isOwnControlEscape(raw, at + 2)) return true;
+    const next = raw.indexOf("\\", at + 2);
+    close = next >= 0 && next - at < DENSE_GAP ? close + 1 : 0;
+    if (close < DENSE_ESCAPES) {
+      at = next;
+      continue;
+    }
+    // The run ends at the end of the literal, or before an escape: one JSON.stringify would
+    // not write (looked at above), or one of its own at the bound of a match (read on).
+    close = 0;
+    OWN_ESCAPED_RUN.lastIndex = next;
+    OWN_ESCAPED_RUN.test(raw);
+    at = OWN_ESCAPED_RUN.lastIndex;
+    if (at >= raw.length) return false;
   }
   return false;
 }

@@ -94,6 +94,25 @@ describe("hasUnusualEscape", () => {
     );
   });
 
+  it("finds an unusual escape past the escapes one match steps over", () => {
+    // Hundreds of escapes of JSON.stringify's own before (or without) an unusual one.
+    const unit = '\\"x\\\\\\u001b\\n'; // four escapes
+    const own = unit.repeat(400);
+    for (const unusual of ["\\/", "\\u0041", "\\u001B", "\\u0009"]) {
+      for (const units of [0, 1, 63, 64, 65, 250, 400]) {
+        const at = units * unit.length;
+        const raw = `"${own.slice(0, at)}${unusual}${own.slice(at)}"`;
+        expect(hasUnusualEscape(raw)).toBe(true);
+      }
+    }
+    expect(hasUnusualEscape(`"${own}"`)).toBe(false);
+    const log = Array.from({ length: 2000 }, (_, line) =>
+      JSON.stringify({ line, msg: 'said "hi"', path: "C:\\x" }),
+    ).join("\n");
+    expect(hasUnusualEscape(JSON.stringify(log))).toBe(false);
+    expect(hasUnusualEscape(JSON.stringify('"'.repeat(3_000_000)))).toBe(false);
+  });
+
   it("reads a terminal log's escapes as JSON.stringify's own", () => {
     const log = Array.from(
       { length: 100 },
