@@ -77,6 +77,35 @@ describe("textclean reaches a fixed point", () => {
     expect(cleanText(text)).toBe(expected);
     expect(cleanText(cleanText(text))).toBe(expected);
   });
+
+  it("leaves nothing a second call would clean, whatever escapes and redraws it mixes", () => {
+    const text = fc
+      .array(
+        fc.constantFrom(
+          "\u001b",
+          "\u009b",
+          "[",
+          "]",
+          "31m",
+          "(B",
+          "\u0007",
+          "\\",
+          "\r",
+          "\n",
+          "a",
+          " ",
+        ),
+        { maxLength: 40 },
+      )
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (value) => {
+        const once = cleanText(value);
+        expect(cleanText(once)).toBe(once);
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe("cleanText on line endings", () => {
