@@ -139,6 +139,8 @@ interface Parsed {
   readonly outputTokens: readonly number[];
   /** Content ids for this request: the shared memo's, and long texts' remembered for it. */
   readonly hash: (text: string) => string;
+  /** Token counts for this request: the shared memo's, and what it received held for it. */
+  readonly tokens: TokenCounter;
 }
 
 /** The session's history as far as this request shares it (§4a). */
@@ -293,7 +295,7 @@ export class Compactor {
         names: parsed.names,
         config,
         registry,
-        tokens: this.#tokens,
+        tokens: parsed.tokens,
         received: parsed.outputTokens,
         perChar,
       },
@@ -430,12 +432,13 @@ export class Compactor {
       options.pipeline || options.preset
         ? pipelineFor(requested, options.preset ?? config.preset)
         : configuredPipeline(config);
-    // Each string counted once a request: the outputs' counts serve the head estimate and the
-    // written-back total.
+    // Each string counted once a request: the outputs' counts serve the head estimate, the
+    // guards of their changes and the written-back total.
+    const counter = this.#tokens.forRequest();
     let tokensBefore = 0;
     const outputTokens: number[] = [];
     for (const item of transcript.strings) {
-      const tokens = this.#tokens.estimate(item.text);
+      const tokens = counter.receive(item.text);
       tokensBefore += tokens;
       if (item.tool) outputTokens.push(tokens);
     }
@@ -452,6 +455,7 @@ export class Compactor {
       tokensBefore,
       outputTokens,
       hash: rememberLongTexts(this.#hash, this.#longChars),
+      tokens: counter,
     };
   }
 
@@ -498,7 +502,7 @@ export class Compactor {
     const expandable = ability.able && (ability.declared || headDecides || head?.tool === true);
     const frozen: readonly (Decision | undefined)[] = redecide || !head ? [] : head.outputs;
     const run = await runPipeline(
-      { registry: this.deps.registry, tokens: this.#tokens, memo: this.#memo, hash: parsed.hash },
+      { registry: this.deps.registry, tokens: parsed.tokens, memo: this.#memo, hash: parsed.hash },
       {
         transcript: parsed.transcript,
         names,
@@ -525,7 +529,7 @@ export class Compactor {
           : undefined,
       },
     );
-    const written = writeBack(parsed, run, parsed.hash, (value) => this.#tokens.estimate(value));
+    const written = writeBack(parsed, run, parsed.hash, (value) => parsed.tokens.estimate(value));
     if ("bail" in written) return written;
     const degraded =
       !expandable && store.persists && usesFullMarkers(config, names)

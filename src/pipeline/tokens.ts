@@ -167,13 +167,20 @@ export function countO200k(text: string): number {
  * total length.
  */
 export class TokenCounter {
-  readonly #memo: SizedMemo<number>;
+  #memo: SizedMemo<number>;
   /**
    * Estimates of texts over EXACT_CHARS, apart from the exact counts: a huge output's estimate
    * is asked for by the request's count, its guard and its written-back total in one request.
    */
-  readonly #estimates: SizedMemo<number>;
+  #estimates: SizedMemo<number>;
   readonly #exact: (text: string) => number;
+  /**
+   * Exact counts of the texts one request received (`forRequest`), held for that request
+   * whatever the memo lets go meanwhile: a body whose outputs pass half the memo's budget would
+   * otherwise have each counted twice, once as received and again by the guard of its change.
+   * The texts are the request's own, alive until it ends: holding them costs no memory.
+   */
+  #received: Map<string, number> | undefined;
 
   /**
    * `maxChars` bounds the texts held, exact counts and estimates together; `exact` counts one
@@ -186,9 +193,28 @@ export class TokenCounter {
     this.#exact = exact;
   }
 
+  /** The counter of one request: this one's memos, and the counts of what it received. */
+  forRequest(): TokenCounter {
+    const counter = new TokenCounter(0, this.#exact);
+    counter.#memo = this.#memo;
+    counter.#estimates = this.#estimates;
+    counter.#received = new Map();
+    return counter;
+  }
+
+  /**
+   * The count to report for a text of the request as received (`estimate`); an exact count is
+   * held for the whole request (see `forRequest`).
+   */
+  receive(text: string): number {
+    const tokens = this.estimate(text);
+    if (text.length <= EXACT_CHARS) this.#received?.set(text, tokens);
+    return tokens;
+  }
+
   count(text: string): number {
     if (text.length === 0) return 0;
-    const known = this.#memo.get(text);
+    const known = this.#known(text);
     if (known !== undefined) return known;
     const counted = this.#exact(text);
     this.#memo.set(text, counted);
@@ -207,12 +233,16 @@ export class TokenCounter {
   atLeast(text: string, limit: number): boolean {
     if (limit <= 0) return true;
     if (text.length * 3 < limit) return false;
-    const counted = this.#memo.get(text);
+    const counted = this.#known(text);
     if (counted !== undefined) return counted >= limit;
     // A UTF-16 unit is at least one UTF-8 byte.
     if (Math.ceil(text.length / LONGEST_TOKEN_BYTES) >= limit) return true;
     if (minimumPieces(text, limit) >= limit) return true;
     return this.count(text) >= limit;
+  }
+
+  #known(text: string): number | undefined {
+    return this.#received?.get(text) ?? this.#memo.get(text);
   }
 
   /**

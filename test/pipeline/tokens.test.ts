@@ -179,6 +179,43 @@ describe("TokenCounter.atLeast", () => {
   });
 });
 
+describe("TokenCounter.forRequest", () => {
+  /** Outputs of a body larger than the memo holds: fifty of 2,000 characters against 8,000. */
+  const outputs = Array.from({ length: 50 }, (_, index) => `line ${index} of output\n`.repeat(90));
+
+  it("counts each received output once a request, however little the memo holds", () => {
+    const counted: string[] = [];
+    const shared = new TokenCounter(8_000, (text) => {
+      counted.push(text);
+      return countO200k(text);
+    });
+    const request = shared.forRequest();
+    const received = outputs.map((text) => request.receive(text));
+    expect(counted).toHaveLength(outputs.length);
+    // The guard of each output's change asks again: answered from what was received.
+    for (const [index, text] of outputs.entries()) {
+      expect(request.compare(text, "[masked]").before).toBe(received[index]);
+      expect(request.atLeast(text, (received[index] as number) + 1)).toBe(false);
+    }
+    expect(counted.filter((text) => text !== "[masked]")).toHaveLength(outputs.length);
+    // The memo alone has let the first outputs go: the counter shared by requests counts again.
+    shared.count(outputs[0] as string);
+    expect(counted.filter((text) => text === outputs[0])).toHaveLength(2);
+  });
+
+  it("shares the memo between requests: the next one counts nothing it re-sends", () => {
+    const counted: string[] = [];
+    const shared = new TokenCounter(1024 * 1024, (text) => {
+      counted.push(text);
+      return countO200k(text);
+    });
+    for (const text of outputs.slice(0, 5)) shared.forRequest().receive(text);
+    const next = shared.forRequest();
+    for (const text of outputs.slice(0, 5)) next.receive(text);
+    expect(counted).toHaveLength(5);
+  });
+});
+
 describe("TokenCounter.compare on a huge text", () => {
   /** The guard as first written: a scan of the lower bound for each question asked of it. */
   function reference(before: string, after: string) {
