@@ -1,4 +1,6 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
+import { codeAt } from "../text/char-code.js";
+import { CLOSE_BRACE, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "../wire/json-chars.js";
 import { type JsonToken, jsonTokens } from "./json-tokens.js";
 
 /** A tool output that is exactly one JSON object or array (surrounding whitespace allowed). */
@@ -13,9 +15,7 @@ export interface JsonDocument {
  * the pipeline reads as a document (content/json-limit.ts).
  */
 export function parseJsonDocument(text: string): JsonDocument | undefined {
-  if (!mayBeJsonDocument(text)) return undefined;
-  const first = text.trimStart()[0];
-  if (first !== "{" && first !== "[") return undefined;
+  if (!mayBeJsonDocument(text) || !opensJsonDocument(text)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -24,6 +24,32 @@ export function parseJsonDocument(text: string): JsonDocument | undefined {
   }
   if (typeof value !== "object" || value === null) return undefined;
   return { text, value, tokens: jsonTokens(text) };
+}
+
+/** Characters that may open a value in an array (or close it, empty). */
+const ARRAY_NEXT = new Set([...'"{[]-0123456789tfn'].map((char) => codeAt(char, 0)));
+
+/**
+ * Whether `text` opens as a JSON object or array does: its bracket after JSON whitespace, then
+ * what may follow that bracket (a key or `}`; a value or `]`). A tool output that opens
+ * otherwise (`[INFO] …`, `[build 12] …`) is not given to JSON.parse, which would throw at its
+ * second token: the error it builds costs more than this look, once per output of a log.
+ */
+export function opensJsonDocument(text: string): boolean {
+  let at = skipSpace(text, 0);
+  const open = codeAt(text, at);
+  if (open !== OPEN_BRACE && open !== OPEN_BRACKET) return false;
+  at = skipSpace(text, at + 1);
+  const next = codeAt(text, at);
+  return open === OPEN_BRACE ? next === QUOTE || next === CLOSE_BRACE : ARRAY_NEXT.has(next);
+}
+
+/** The offset of the first character at or after `at` that is not JSON whitespace. */
+function skipSpace(text: string, at: number): number {
+  let code = codeAt(text, at);
+  while (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09)
+    code = codeAt(text, ++at);
+  return at;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { opensJsonDocument } from "../components/json-document.js";
 import { cleanText } from "../components/textclean.js";
 import type { ContentClass } from "./content-class.js";
 import { mayBeJsonDocument } from "./json-limit.js";
@@ -90,6 +91,7 @@ function isJsonDocument(text: string): boolean {
   const first = trimmed[0];
   const last = trimmed[trimmed.length - 1];
   if (!((first === "{" && last === "}") || (first === "[" && last === "]"))) return false;
+  if (!opensJsonDocument(trimmed)) return false;
   try {
     JSON.parse(trimmed);
     return true;

@@ -1,6 +1,67 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parsedExactly, parseJsonDocument } from "../../src/components/json-document.js";
+import {
+  opensJsonDocument,
+  parsedExactly,
+  parseJsonDocument,
+} from "../../src/components/json-document.js";
 import { containerMembers, joinTokens, jsonTokens } from "../../src/components/json-tokens.js";
+
+describe("opensJsonDocument", () => {
+  const parses = (text: string) => {
+    try {
+      const value: unknown = JSON.parse(text);
+      return typeof value === "object" && value !== null;
+    } catch {
+      return false;
+    }
+  };
+
+  it("turns away only what JSON.parse would refuse as an object or array", () => {
+    const text = fc
+      .array(
+        fc.constantFrom(
+          "[",
+          "]",
+          "{",
+          "}",
+          '"a"',
+          ":",
+          ",",
+          "1",
+          "-2",
+          "true",
+          "null",
+          " ",
+          "\n",
+          "\u00a0",
+          "INFO",
+          "x",
+        ),
+        { maxLength: 12 },
+      )
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (value) => {
+        if (parses(value)) expect(opensJsonDocument(value)).toBe(true);
+        expect(parseJsonDocument(value) !== undefined).toBe(parses(value));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it.each([
+    ["[INFO] server started", false],
+    ["[build 12] compiled", false],
+    ["{x: 1}", false],
+    ["[ ]", true],
+    [' \n[\t"a"]', true],
+    ['{ "a": 1 }', true],
+    ["[-1]", true],
+  ])("reads %j as opening a document: %s", (text, expected) => {
+    expect(opensJsonDocument(text)).toBe(expected);
+  });
+});
 
 describe("parsedExactly", () => {
   it.each([
