@@ -383,8 +383,9 @@ export class Compactor {
       const pieced = countPieced(entries, this.deps.config.store.max_entry_bytes);
       if (pieced > 0) run.report.pieced = pieced;
     } catch (error) {
-      // Nothing was kept: offloads cannot stand, lossless reformats still can (§7).
-      return this.#reformatsOnly(parsed, history, treatment, options, error);
+      // Nothing was kept: no marker may stand without its stash (§7), nor may a body this big
+      // go on unreduced (§1).
+      return this.#withoutStash(parsed, history, treatment, options, error);
     }
     const result: CompactResult = {
       text: decided.text,
@@ -485,14 +486,16 @@ export class Compactor {
     treatment: CacheTreatment,
     options: CompactOptions,
     names: readonly ComponentName[] = parsed.names,
-    oneWay?: { readonly above: number; readonly reason: OneWayReason },
+    oneWay?: OneWay,
   ): Promise<Decided | { bail: Passthrough }> {
     const { config, store } = this.deps;
+    // Nothing of a request reduced one-way throughout is kept: as with a store that keeps nothing.
+    const persists = store.persists && oneWay?.all !== true;
     const redecide = treatment.state === "cold";
     const { head } = history;
     const ability = expandAbility(
       config.inject_expand,
-      store.persists,
+      persists,
       parsed.body.tools,
       parsed.body.tool_choice,
     );
@@ -507,7 +510,7 @@ export class Compactor {
         transcript: parsed.transcript,
         names,
         config,
-        persists: store.persists,
+        persists,
         expandable,
         frozen,
         frozenSummary: redecide ? undefined : head?.summary,
@@ -515,6 +518,7 @@ export class Compactor {
         kept: history.ledger.kept,
         oneWayAbove: oneWay?.above,
         oneWayReason: oneWay?.reason,
+        oneWayAll: oneWay?.all,
         signal: options.signal ?? NEVER_ABORTED,
         incoming: {
           provider: upstreamOf(parsed.provider),
@@ -532,7 +536,7 @@ export class Compactor {
     const written = writeBack(parsed, run, parsed.hash, (value) => parsed.tokens.estimate(value));
     if ("bail" in written) return written;
     const degraded =
-      !expandable && store.persists && usesFullMarkers(config, names)
+      !expandable && persists && usesFullMarkers(config, names)
         ? ability.able
           ? "tool_absent"
           : ability.reason
@@ -586,25 +590,33 @@ export class Compactor {
     };
   }
 
-  /** The answer when the store could not keep the write: only lossless reformats, no ledger. */
-  async #reformatsOnly(
+  /**
+   * The answer when the store could not keep the write, with no ledger. The store unavailable:
+   * only lossless reformats (§7: its offloads revert). The store unable to hold these originals
+   * together (the session's share, the store's bound): nothing would be kept however often it
+   * were tried, so the request is reduced one-way throughout (§1: never sent on unreduced
+   * because it was big), each drop marked by the non-resolvable sentinel (§6, `summary`). Either
+   * way an output still too big to send on is cut one-way with a note (pipeline/one-way.ts).
+   */
+  async #withoutStash(
     parsed: Parsed,
     history: History,
     treatment: CacheTreatment,
     options: CompactOptions,
     error: unknown,
   ): Promise<CompactResult> {
-    const reformats = parsed.names.filter((name) => this.deps.registry[name]?.kind === "reformat");
+    const capacity =
+      error instanceof StoreCapacityError || error instanceof StoreEntryTooLargeError;
+    const names = capacity
+      ? parsed.names
+      : parsed.names.filter((name) => this.deps.registry[name]?.kind === "reformat");
     const bare: History = { ...history, head: undefined };
-    // An output too big to send on is cut one-way with a note instead (§1, pipeline/one-way.ts).
-    const oneWay = {
+    const oneWay: OneWay = {
       above: this.deps.config.store.max_entry_bytes,
-      reason:
-        error instanceof StoreCapacityError || error instanceof StoreEntryTooLargeError
-          ? ("capacity" as const)
-          : ("unavailable" as const),
+      reason: capacity ? "capacity" : "unavailable",
+      all: capacity,
     };
-    const decided = await this.#decide(parsed, bare, treatment, options, reformats, oneWay);
+    const decided = await this.#decide(parsed, bare, treatment, options, names, oneWay);
     if ("bail" in decided) return unchanged(parsed, treatment, decided.bail);
     const report = decided.run.report;
     report.stashFailure = error instanceof Error ? error.message : String(error);
@@ -615,7 +627,7 @@ export class Compactor {
       session: parsed.session,
       tokensBefore: parsed.tokensBefore,
       tokensAfter: decided.tokensAfter,
-      markers: 0,
+      markers: decided.run.markers,
       markerIds: [],
       cache: treatment,
       replayed: 0,
@@ -642,6 +654,15 @@ function predict(history: History, treatment: CacheTreatment): CachePrediction {
 /** Originals of `entries` the store keeps in pieces (store/pieces.ts). */
 function countPieced(entries: readonly StashEntry[], maxEntryBytes: number): number {
   return entries.filter(({ value }) => needsPieces(value, maxEntryBytes)).length;
+}
+
+/** How a request whose originals the store could not keep is reduced (Compactor.#withoutStash). */
+interface OneWay {
+  /** Outputs still larger than this many bytes are cut one-way with a note. */
+  readonly above: number;
+  readonly reason: OneWayReason;
+  /** Every component runs one-way (summary markers, nothing stashed), not the reformats only. */
+  readonly all: boolean;
 }
 
 /** A decided body written back: its text and what was edited where. */

@@ -14,13 +14,20 @@ export function oneWayNote(omitted: number, unit: "lines" | "characters"): strin
   return `… (${omitted} ${unit} omitted; the original could not be kept)`;
 }
 
-/** Cuts, in place, every text over `aboveBytes` UTF-8 bytes; returns how many were cut. */
-export function cutOneWay(texts: string[], aboveBytes: number): number {
+/**
+ * Cuts, in place, every text over `aboveBytes` UTF-8 bytes; returns how many were cut that
+ * `counted` (outputs already reduced one-way) did not hold.
+ */
+export function cutOneWay(
+  texts: string[],
+  aboveBytes: number,
+  counted: readonly boolean[] = [],
+): number {
   let cut = 0;
   texts.forEach((text, index) => {
     if (!needsPieces(text, aboveBytes)) return;
     texts[index] = cutText(text);
-    cut++;
+    if (counted[index] !== true) cut++;
   });
   return cut;
 }

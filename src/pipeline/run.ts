@@ -58,6 +58,13 @@ export interface RunRequest {
   readonly oneWayAbove?: number | undefined;
   /** Why the store could not keep them (for the report). */
   readonly oneWayReason?: OneWayReason | undefined;
+  /**
+   * Set when nothing of this request can be stashed however it is reduced (the store could not
+   * take its originals together): every component runs in `summary` marker mode, each drop
+   * marked by the non-resolvable sentinel and nothing stashed, and every output an offload
+   * changed counts as reduced one-way.
+   */
+  readonly oneWayAll?: boolean | undefined;
   readonly signal: AbortSignal;
   /** The request's own model and credentials, for LLM-backed components (`source: incoming`). */
   readonly incoming?: IncomingRequest | undefined;
@@ -170,8 +177,11 @@ async function runOnce(
   const { report } = entries;
   if (request.persists && request.config.marker_mode === "full") state.recordReformats();
   if (request.oneWayAbove !== undefined) {
-    const cut = cutOneWay(state.current, request.oneWayAbove);
-    if (cut > 0) report.oneWay = { outputs: cut, reason: request.oneWayReason ?? "unavailable" };
+    const reduced = request.oneWayAll ? state.offloaded.filter(Boolean).length : 0;
+    // An output an offload already reduced is not cut again: it is counted once.
+    const cut = cutOneWay(state.current, request.oneWayAbove, state.offloaded);
+    const outputs = reduced + cut;
+    if (outputs > 0) report.oneWay = { outputs, reason: request.oneWayReason ?? "unavailable" };
   }
   return {
     result: {

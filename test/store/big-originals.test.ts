@@ -170,8 +170,8 @@ describe("an output over an eighth of the store but within the body limit", () =
   }, 60_000);
 });
 
-describe("an original the store cannot take", () => {
-  it("is cut one-way with a visible note when over the session quota", async () => {
+describe("originals the store cannot take", () => {
+  it("a huge output over the session quota is reduced one-way, its drop marked", async () => {
     // One session may hold 1 MiB; the 3 MB output's original cannot be kept.
     const input = bigBody(3 * MB);
     const { app } = testApp({
@@ -186,10 +186,50 @@ describe("an original the store cannot take", () => {
     const output = await compacted.text();
     expect(output.length).toBeLessThan(40_000);
     const huge = JSON.parse(output).messages[4].content as string;
-    expect(huge).toMatch(/\n… \(\d+ lines omitted; the original could not be kept\)\n/);
+    // The collapse as in clean mode, its note marked by the sentinel of a drop nothing keeps.
+    expect(huge).toMatch(/\n… \(\d+ lines omitted\) ⟪cg⟫\n/);
     expect(huge.startsWith("[make] cc -O2 -c src/module-0.c")).toBe(true);
     expect(markerIds(output)).toEqual([]);
     const metrics = await (await app.request("/metrics")).text();
-    expect(metrics).toContain('cg_one_way_reductions_total{reason="capacity"} 1');
+    expect(metrics).toMatch(/cg_one_way_reductions_total\{reason="capacity"\} [1-9]/);
+  }, 60_000);
+
+  it("many outputs whose originals together pass the session quota are reduced one-way", async () => {
+    // Forty logs of 40 kB, none larger than one entry, 1.6 MB together against a share of
+    // 1 MiB: the put of their originals fails as a whole. They used to go on unreduced.
+    const messages: unknown[] = [{ role: "user", content: "Fix the build." }];
+    for (let index = 0; index < 40; index++) {
+      messages.push(
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: `c${index}`, type: "function", function: { name: "Bash", arguments: "{}" } },
+          ],
+        },
+        { role: "tool", tool_call_id: `c${index}`, content: buildLog(40_000, `step ${index}`) },
+      );
+    }
+    const input = JSON.stringify({ model: "gpt-4o", messages, tools: TOOLS });
+    const { app } = testApp({
+      ...SLOW,
+      store: { max_session_bytes: 1024 * 1024, max_entry_bytes: 512 * 1024 },
+    });
+    const compacted = await app.request("/compact", {
+      method: "POST",
+      body: input,
+      headers: HEADERS,
+    });
+    expect(compacted.status).toBe(200);
+    const output = await compacted.text();
+    expect(output.length).toBeLessThan(input.length / 10);
+    expect(output).toContain("⟪cg⟫");
+    expect(markerIds(output)).toEqual([]);
+    const reduced = Number(compacted.headers.get("x-context-guru-tokens-after"));
+    expect(reduced).toBeLessThan(
+      Number(compacted.headers.get("x-context-guru-tokens-before")) / 10,
+    );
+    const metrics = await (await app.request("/metrics")).text();
+    expect(metrics).toMatch(/cg_one_way_reductions_total\{reason="capacity"\} [1-9]\d/);
   }, 60_000);
 });
