@@ -9,6 +9,11 @@ import { LONGEST_TOKEN_BYTES, minimumPieces } from "./token-bounds.js";
  * bounds, and its reported count is an estimate (`estimate`).
  */
 export const EXACT_CHARS = 64 * 1024;
+/**
+ * Characters of received texts one request counts exactly (TokenCounter.receive): 8 Mi, two
+ * million tokens or so, more than any model reads in one request.
+ */
+export const REQUEST_EXACT_CHARS = 8 * 1024 * 1024;
 /** An estimate counts this many windows of WINDOW_CHARS units, spread evenly over the text. */
 const WINDOWS = 16;
 const WINDOW_CHARS = 1024;
@@ -181,6 +186,16 @@ export class TokenCounter {
    * The texts are the request's own, alive until it ends: holding them costs no memory.
    */
   #received: Map<string, number> | undefined;
+  /**
+   * Received texts of up to EXACT_CHARS past the request's budget of exact counts (see
+   * `receive`), with the count reported for each: estimates, never read as counts.
+   */
+  #estimated: Map<string, number> | undefined;
+  /** Characters of received texts this request may still count exactly. */
+  #exactLeft = 0;
+  /** Tokens and characters of what this request counted exactly, for its estimates. */
+  #exactTokens = 0;
+  #exactChars = 0;
 
   /**
    * `maxChars` bounds the texts held, exact counts and estimates together; `exact` counts one
@@ -193,22 +208,48 @@ export class TokenCounter {
     this.#exact = exact;
   }
 
-  /** The counter of one request: this one's memos, and the counts of what it received. */
-  forRequest(): TokenCounter {
+  /**
+   * The counter of one request: this one's memos, and the counts of what it received, exact for
+   * its first `exactChars` characters of texts (see `receive`).
+   */
+  forRequest(exactChars = REQUEST_EXACT_CHARS): TokenCounter {
     const counter = new TokenCounter(0, this.#exact);
     counter.#memo = this.#memo;
     counter.#estimates = this.#estimates;
     counter.#received = new Map();
+    counter.#estimated = new Map();
+    counter.#exactLeft = exactChars;
     return counter;
   }
 
   /**
-   * The count to report for a text of the request as received (`estimate`); an exact count is
-   * held for the whole request (see `forRequest`).
+   * The count to report for a text of the request as received, in the order received: exact for
+   * a text of up to EXACT_CHARS, and held for the whole request (see `forRequest`), until the
+   * request has counted REQUEST_EXACT_CHARS characters so; past that budget (thousands of logs
+   * in one body, more than any model's window) an estimate from the tokens per character it
+   * counted, and a guard decides from bounds; a huge text's estimate (`estimate`). The budget
+   * is spent whether a count was memoised or not, so a body's counts never depend on what
+   * other requests left in the memo.
    */
   receive(text: string): number {
-    const tokens = this.estimate(text);
-    if (text.length <= EXACT_CHARS) this.#received?.set(text, tokens);
+    if (text.length > EXACT_CHARS || this.#received === undefined) return this.estimate(text);
+    const known = this.#received.get(text) ?? this.#estimated?.get(text);
+    if (known !== undefined) return known;
+    if (text.length > this.#exactLeft) {
+      this.#exactLeft = 0;
+      const perChar = this.#exactChars === 0 ? 0.25 : this.#exactTokens / this.#exactChars;
+      const estimated = Math.min(
+        3 * text.length,
+        Math.max(Math.ceil(text.length / LONGEST_TOKEN_BYTES), Math.round(text.length * perChar)),
+      );
+      this.#estimated?.set(text, estimated);
+      return estimated;
+    }
+    this.#exactLeft -= text.length;
+    const tokens = this.count(text);
+    this.#exactTokens += tokens;
+    this.#exactChars += text.length;
+    this.#received.set(text, tokens);
     return tokens;
   }
 
@@ -251,7 +292,7 @@ export class TokenCounter {
    * from exact counts (no guard ever reads an estimate as a count).
    */
   estimate(text: string): number {
-    if (text.length <= EXACT_CHARS) return this.count(text);
+    if (text.length <= EXACT_CHARS) return this.#estimated?.get(text) ?? this.count(text);
     const known = this.#estimates.get(text);
     if (known !== undefined) return known;
     const estimated = estimateTokens(text, this.#exact);
@@ -261,13 +302,14 @@ export class TokenCounter {
 
   /**
    * The "strictly fewer tokens" guard (§4) for `after` replacing `before`, with the counts to
-   * report. A huge `before` is never counted exactly: the guard is decided from its lower bound
+   * report. A huge `before`, or one received past the request's budget of exact counts
+   * (`receive`), is not counted exactly: the guard is decided from its lower bound
    * against the upper bound of `after` (a collapse to a few lines) or, failing that, against
    * the exact count of `after` (the kept text, counted once and remembered), and its own count
    * is reported as an estimate. Only when its lower bound cannot decide are both counted.
    */
   compare(before: string, after: string): { before: number; after: number; fewer: boolean } {
-    if (before.length > EXACT_CHARS) {
+    if (before.length > EXACT_CHARS || this.#estimated?.has(before)) {
       const afterUpper = Buffer.byteLength(after, "utf8");
       // One pass over `before`, stopping once it passes the upper bound of `after`; when it
       // does not, it counted every piece, so the same bound is decisive against any count of

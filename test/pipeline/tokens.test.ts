@@ -180,8 +180,10 @@ describe("TokenCounter.atLeast", () => {
 });
 
 describe("TokenCounter.forRequest", () => {
-  /** Outputs of a body larger than the memo holds: fifty of 2,000 characters against 8,000. */
+  /** Outputs of a body larger than the memo holds: fifty of about 1,600 characters against 8,000. */
   const outputs = Array.from({ length: 50 }, (_, index) => `line ${index} of output\n`.repeat(90));
+  /** Characters of the first twenty outputs. */
+  const budget = outputs.slice(0, 20).reduce((chars, text) => chars + text.length, 0);
 
   it("counts each received output once a request, however little the memo holds", () => {
     const counted: string[] = [];
@@ -201,6 +203,48 @@ describe("TokenCounter.forRequest", () => {
     // The memo alone has let the first outputs go: the counter shared by requests counts again.
     shared.count(outputs[0] as string);
     expect(counted.filter((text) => text === outputs[0])).toHaveLength(2);
+  });
+
+  it("past its budget of exact counts, estimates what it receives and guards from bounds", () => {
+    const counted: string[] = [];
+    const shared = new TokenCounter(1024 * 1024, (text) => {
+      counted.push(text);
+      return countO200k(text);
+    });
+    // Twenty outputs fit the budget; the thirty after them are estimated.
+    const request = shared.forRequest(budget);
+    const received = outputs.map((text) => request.receive(text));
+    expect(counted).toEqual(outputs.slice(0, 20));
+    for (const [index, text] of outputs.entries()) {
+      const tokens = received[index] as number;
+      const exact = countO200k(text);
+      if (index < 20) expect(tokens).toBe(exact);
+      // Scaled from the tokens per character counted: these logs are alike.
+      else expect(Math.abs(tokens - exact) / exact).toBeLessThan(0.1);
+    }
+    // The mask of an estimated output is decided from its bounds: it is not counted.
+    const masked = request.compare(outputs[30] as string, "[older tool output masked]");
+    expect(masked).toEqual({
+      before: received[30],
+      after: countO200k("[older tool output masked]"),
+      fewer: true,
+    });
+    expect(counted).not.toContain(outputs[30]);
+    // A change the bounds cannot decide is counted, as ever.
+    const same = request.compare(outputs[31] as string, outputs[31] as string);
+    expect(same.fewer).toBe(false);
+    expect(same.before).toBe(countO200k(outputs[31] as string));
+  });
+
+  it("spends its budget whatever the memo holds: the same counts whoever came before", () => {
+    const shared = new TokenCounter();
+    const first = outputs.map((text) => shared.forRequest(budget).receive(text));
+    // Every output is in the memo now; a request of them all still estimates past its budget.
+    const request = shared.forRequest(budget);
+    const again = outputs.map((text) => request.receive(text));
+    const alone = new TokenCounter().forRequest(budget);
+    expect(again).toEqual(outputs.map((text) => alone.receive(text)));
+    expect(again.slice(0, 20)).toEqual(first.slice(0, 20));
   });
 
   it("shares the memo between requests: the next one counts nothing it re-sends", () => {
