@@ -171,9 +171,8 @@ describe("an output over an eighth of the store but within the body limit", () =
 });
 
 describe("originals the store cannot take", () => {
-  it("a huge output over the session quota is reduced one-way, its drop marked", async () => {
-    // One session may hold 1 MiB; the 3 MB output's original cannot be kept.
-    const input = bigBody(3 * MB);
+  /** `input` compacted where one session may hold 1 MiB, in entries of at most 512 KiB. */
+  async function underQuota(input: string) {
     const { app } = testApp({
       ...SLOW,
       store: { max_session_bytes: 1024 * 1024, max_entry_bytes: 512 * 1024 },
@@ -183,15 +182,21 @@ describe("originals the store cannot take", () => {
       body: input,
       headers: HEADERS,
     });
-    const output = await compacted.text();
+    expect(compacted.status).toBe(200);
+    const metrics = async () => (await app.request("/metrics")).text();
+    return { compacted, output: await compacted.text(), metrics };
+  }
+
+  it("a huge output over the session quota is reduced one-way, its drop marked", async () => {
+    // The 3 MB output's original cannot be kept.
+    const { output, metrics } = await underQuota(bigBody(3 * MB));
     expect(output.length).toBeLessThan(40_000);
     const huge = JSON.parse(output).messages[4].content as string;
     // The collapse as in clean mode, its note marked by the sentinel of a drop nothing keeps.
     expect(huge).toMatch(/\n… \(\d+ lines omitted\) ⟪cg⟫\n/);
     expect(huge.startsWith("[make] cc -O2 -c src/module-0.c")).toBe(true);
     expect(markerIds(output)).toEqual([]);
-    const metrics = await (await app.request("/metrics")).text();
-    expect(metrics).toMatch(/cg_one_way_reductions_total\{reason="capacity"\} [1-9]/);
+    expect(await metrics()).toMatch(/cg_one_way_reductions_total\{reason="capacity"\} [1-9]/);
   }, 60_000);
 
   it("many outputs whose originals together pass the session quota are reduced one-way", async () => {
@@ -211,17 +216,7 @@ describe("originals the store cannot take", () => {
       );
     }
     const input = JSON.stringify({ model: "gpt-4o", messages, tools: TOOLS });
-    const { app } = testApp({
-      ...SLOW,
-      store: { max_session_bytes: 1024 * 1024, max_entry_bytes: 512 * 1024 },
-    });
-    const compacted = await app.request("/compact", {
-      method: "POST",
-      body: input,
-      headers: HEADERS,
-    });
-    expect(compacted.status).toBe(200);
-    const output = await compacted.text();
+    const { compacted, output, metrics } = await underQuota(input);
     expect(output.length).toBeLessThan(input.length / 10);
     expect(output).toContain("⟪cg⟫");
     expect(markerIds(output)).toEqual([]);
@@ -229,7 +224,6 @@ describe("originals the store cannot take", () => {
     expect(reduced).toBeLessThan(
       Number(compacted.headers.get("x-context-guru-tokens-before")) / 10,
     );
-    const metrics = await (await app.request("/metrics")).text();
-    expect(metrics).toMatch(/cg_one_way_reductions_total\{reason="capacity"\} [1-9]\d/);
+    expect(await metrics()).toMatch(/cg_one_way_reductions_total\{reason="capacity"\} [1-9]\d/);
   }, 60_000);
 });
