@@ -1,6 +1,6 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
 import { codeAt } from "../text/char-code.js";
-import { CLOSE_BRACE, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "../wire/json-chars.js";
+import { CLOSE_BRACE, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "../wire/json-chars.js";
 import { type JsonToken, jsonTokens } from "./json-tokens.js";
 
 /** A tool output that is exactly one JSON object or array (surrounding whitespace allowed). */
@@ -46,10 +46,9 @@ export function opensJsonDocument(text: string): boolean {
 
 /** The offset of the first character at or after `at` that is not JSON whitespace. */
 function skipSpace(text: string, at: number): number {
-  let code = codeAt(text, at);
-  while (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09)
-    code = codeAt(text, ++at);
-  return at;
+  let next = at;
+  while (isJsonSpace(codeAt(text, next))) next++;
+  return next;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   CLOSE_BRACKET,
   COLON,
   COMMA,
+  isJsonSpace,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
@@ -97,7 +98,7 @@ export function outlineJson(text: string): JsonOutline | undefined {
 
 function readOutline(text: string): JsonOutline | undefined {
   let open = 0;
-  while (open < text.length && isSpace(codeAt(text, open))) open++;
+  while (open < text.length && isJsonSpace(codeAt(text, open))) open++;
   const rootCode = codeAt(text, open);
   if (rootCode !== OPEN_BRACE && rootCode !== OPEN_BRACKET) return undefined;
   const root = new Level(rootCode === OPEN_BRACE);
@@ -150,14 +151,14 @@ function readOutline(text: string): JsonOutline | undefined {
       if (!level.push()) return undefined;
     } else if (code === COLON) {
       if (!level.object) return undefined;
-    } else if (!isSpace(code)) {
+    } else if (!isJsonSpace(code)) {
       // A number or literal.
       level.extend(at, at + 1);
     }
   }
   if (close < 0) return undefined;
   for (let at = close + 1; at < text.length; at++) {
-    if (!isSpace(codeAt(text, at))) return undefined;
+    if (!isJsonSpace(codeAt(text, at))) return undefined;
   }
   return { open, close, root: root.object ? "object" : "array", children: root.values };
 }
@@ -165,12 +166,8 @@ function readOutline(text: string): JsonOutline | undefined {
 /** Whether the string ending at `end` is an object key (a colon follows it). */
 function isKey(text: string, end: number): boolean {
   let at = end + 1;
-  while (at < text.length && isSpace(codeAt(text, at))) at++;
+  while (at < text.length && isJsonSpace(codeAt(text, at))) at++;
   return codeAt(text, at) === COLON;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 }
 
 /** An array of a document and its items: the root array, or the one its root object holds. */

@@ -179,23 +179,8 @@ export class TokenCounter {
    */
   #estimates: SizedMemo<number>;
   readonly #exact: (text: string) => number;
-  /**
-   * Exact counts of the texts one request received (`forRequest`), held for that request
-   * whatever the memo lets go meanwhile: a body whose outputs pass half the memo's budget would
-   * otherwise have each counted twice, once as received and again by the guard of its change.
-   * The texts are the request's own, alive until it ends: holding them costs no memory.
-   */
-  #received: Map<string, number> | undefined;
-  /**
-   * Received texts of up to EXACT_CHARS past the request's budget of exact counts (see
-   * `receive`), with the count reported for each: estimates, never read as counts.
-   */
-  #estimated: Map<string, number> | undefined;
-  /** Characters of received texts this request may still count exactly. */
-  #exactLeft = 0;
-  /** Tokens and characters of what this request counted exactly, for its estimates. */
-  #exactTokens = 0;
-  #exactChars = 0;
+  /** What one request received (`forRequest`); undefined for the counter requests share. */
+  #request: Received | undefined;
 
   /**
    * `maxChars` bounds the texts held, exact counts and estimates together; `exact` counts one
@@ -216,9 +201,7 @@ export class TokenCounter {
     const counter = new TokenCounter(0, this.#exact);
     counter.#memo = this.#memo;
     counter.#estimates = this.#estimates;
-    counter.#received = new Map();
-    counter.#estimated = new Map();
-    counter.#exactLeft = exactChars;
+    counter.#request = new Received(exactChars);
     return counter;
   }
 
@@ -232,24 +215,13 @@ export class TokenCounter {
    * other requests left in the memo.
    */
   receive(text: string): number {
-    if (text.length > EXACT_CHARS || this.#received === undefined) return this.estimate(text);
-    const known = this.#received.get(text) ?? this.#estimated?.get(text);
+    const request = this.#request;
+    if (text.length > EXACT_CHARS || request === undefined) return this.estimate(text);
+    const known = request.exact.get(text) ?? request.estimated.get(text);
     if (known !== undefined) return known;
-    if (text.length > this.#exactLeft) {
-      this.#exactLeft = 0;
-      const perChar = this.#exactChars === 0 ? 0.25 : this.#exactTokens / this.#exactChars;
-      const estimated = Math.min(
-        3 * text.length,
-        Math.max(Math.ceil(text.length / LONGEST_TOKEN_BYTES), Math.round(text.length * perChar)),
-      );
-      this.#estimated?.set(text, estimated);
-      return estimated;
-    }
-    this.#exactLeft -= text.length;
+    if (!request.spend(text.length)) return request.estimate(text);
     const tokens = this.count(text);
-    this.#exactTokens += tokens;
-    this.#exactChars += text.length;
-    this.#received.set(text, tokens);
+    request.counted(text, tokens);
     return tokens;
   }
 
@@ -283,7 +255,7 @@ export class TokenCounter {
   }
 
   #known(text: string): number | undefined {
-    return this.#received?.get(text) ?? this.#memo.get(text);
+    return this.#request?.exact.get(text) ?? this.#memo.get(text);
   }
 
   /**
@@ -292,7 +264,7 @@ export class TokenCounter {
    * from exact counts (no guard ever reads an estimate as a count).
    */
   estimate(text: string): number {
-    if (text.length <= EXACT_CHARS) return this.#estimated?.get(text) ?? this.count(text);
+    if (text.length <= EXACT_CHARS) return this.#request?.estimated.get(text) ?? this.count(text);
     const known = this.#estimates.get(text);
     if (known !== undefined) return known;
     const estimated = estimateTokens(text, this.#exact);
@@ -309,7 +281,7 @@ export class TokenCounter {
    * is reported as an estimate. Only when its lower bound cannot decide are both counted.
    */
   compare(before: string, after: string): { before: number; after: number; fewer: boolean } {
-    if (before.length > EXACT_CHARS || this.#estimated?.has(before)) {
+    if (before.length > EXACT_CHARS || this.#request?.estimated.has(before)) {
       const afterUpper = Buffer.byteLength(after, "utf8");
       // One pass over `before`, stopping once it passes the upper bound of `after`; when it
       // does not, it counted every piece, so the same bound is decisive against any count of
@@ -331,6 +303,51 @@ export class TokenCounter {
     }
     const counts = { before: this.count(before), after: this.count(after) };
     return { ...counts, fewer: counts.after < counts.before };
+  }
+}
+
+/** The texts one request received, as TokenCounter.receive counted or estimated them. */
+class Received {
+  /**
+   * Exact counts, held for the whole request whatever the memo lets go meanwhile: a body whose
+   * outputs pass half the memo's budget would otherwise have each counted twice, once as
+   * received and again by the guard of its change. The texts are the request's own, alive until
+   * it ends: holding them costs no memory.
+   */
+  readonly exact = new Map<string, number>();
+  /** Texts past the budget of exact counts, with the count reported: never read as counts. */
+  readonly estimated = new Map<string, number>();
+  #exactTokens = 0;
+  #exactChars = 0;
+
+  /** `left`: characters of received texts the request may still count exactly. */
+  constructor(private left: number) {}
+
+  /** Whether `chars` more may be counted exactly; once one text does not fit, none may. */
+  spend(chars: number): boolean {
+    if (chars > this.left) {
+      this.left = 0;
+      return false;
+    }
+    this.left -= chars;
+    return true;
+  }
+
+  counted(text: string, tokens: number): void {
+    this.exact.set(text, tokens);
+    this.#exactTokens += tokens;
+    this.#exactChars += text.length;
+  }
+
+  /** `text`'s tokens at the tokens per character counted so far, within its bounds. */
+  estimate(text: string): number {
+    const perChar = this.#exactChars === 0 ? 0.25 : this.#exactTokens / this.#exactChars;
+    const estimated = Math.min(
+      3 * text.length,
+      Math.max(Math.ceil(text.length / LONGEST_TOKEN_BYTES), Math.round(text.length * perChar)),
+    );
+    this.estimated.set(text, estimated);
+    return estimated;
   }
 }
 

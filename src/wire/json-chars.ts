@@ -7,3 +7,8 @@ export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
 export const COMMA = 0x2c;
 export const COLON = 0x3a;
+
+/** Whether a UTF-16 unit is JSON whitespace: space, tab, line feed, carriage return. */
+export function isJsonSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}

@@ -4,6 +4,7 @@ import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
   COMMA,
+  isJsonSpace,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
@@ -125,8 +126,7 @@ class Scanner {
   space(): void {
     const { text } = this;
     for (;;) {
-      const code = codeAt(text, this.at);
-      if (code === 32 || code === 10 || code === 13 || code === 9) this.at++;
+      if (isJsonSpace(codeAt(text, this.at))) this.at++;
       else return;
     }
   }
