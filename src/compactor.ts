@@ -14,8 +14,9 @@ import { expandAbility, injectExpandTool, type NoExpandReason } from "./expand/i
 import { contentHasher } from "./expand/markers.js";
 import { randomHashKey } from "./hash-key/random.js";
 import { memoiseHash, rememberLongTexts } from "./pipeline/hash-memo.js";
+import type { OneWay } from "./pipeline/one-way.js";
 import { OutputMemo } from "./pipeline/output-memo.js";
-import type { OneWayReason, RunReport } from "./pipeline/report.js";
+import type { RunReport } from "./pipeline/report.js";
 import { type Registry, type RunResult, runPipeline } from "./pipeline/run.js";
 import { TokenCounter } from "./pipeline/tokens.js";
 import { ChainMemo } from "./session/chain.js";
@@ -516,9 +517,7 @@ export class Compactor {
         frozenSummary: redecide ? undefined : head?.summary,
         redecide,
         kept: history.ledger.kept,
-        oneWayAbove: oneWay?.above,
-        oneWayReason: oneWay?.reason,
-        oneWayAll: oneWay?.all,
+        oneWay,
         signal: options.signal ?? NEVER_ABORTED,
         incoming: {
           provider: upstreamOf(parsed.provider),
@@ -654,15 +653,6 @@ function predict(history: History, treatment: CacheTreatment): CachePrediction {
 /** Originals of `entries` the store keeps in pieces (store/pieces.ts). */
 function countPieced(entries: readonly StashEntry[], maxEntryBytes: number): number {
   return entries.filter(({ value }) => needsPieces(value, maxEntryBytes)).length;
-}
-
-/** How a request whose originals the store could not keep is reduced (Compactor.#withoutStash). */
-interface OneWay {
-  /** Outputs still larger than this many bytes are cut one-way with a note. */
-  readonly above: number;
-  readonly reason: OneWayReason;
-  /** Every component runs one-way (summary markers, nothing stashed), not the reformats only. */
-  readonly all: boolean;
 }
 
 /** A decided body written back: its text and what was edited where. */

@@ -1,4 +1,5 @@
 import { needsPieces } from "../store/pieces.js";
+import type { OneWayReason } from "./report.js";
 
 /**
  * The last resort for an output too big to send on (§1): when the store could not keep a
@@ -9,6 +10,22 @@ import { needsPieces } from "../store/pieces.js";
  */
 const EDGE_LINES = 40;
 const EDGE_CHARS = 4096;
+
+/** How a request whose originals the store could not keep is reduced (pipeline/run.ts). */
+export interface OneWay {
+  /** Outputs still larger than this many bytes are cut one-way with a note. */
+  readonly above: number;
+  /** Why the store could not keep them (for the report). */
+  readonly reason: OneWayReason;
+  /**
+   * Set when nothing of the request can be stashed however it is reduced (the store could not
+   * take its originals together): every component runs in `summary` marker mode, each drop
+   * marked by the non-resolvable sentinel and nothing stashed, and every output an offload
+   * changed counts as reduced one-way. False: the components it is given run as they are (the
+   * lossless reformats, when the store is down).
+   */
+  readonly all: boolean;
+}
 
 export function oneWayNote(omitted: number, unit: "lines" | "characters"): string {
   return `… (${omitted} ${unit} omitted; the original could not be kept)`;

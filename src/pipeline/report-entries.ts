@@ -40,7 +40,7 @@ export function effectiveMode(mode: MarkerMode, expandable: boolean): MarkerMode
 
 /** The effective marker mode of component `name` on this request. */
 function modeOf(request: RunRequest, name: ComponentName): MarkerMode {
-  if (request.oneWayAll) return "summary";
+  if (request.oneWay?.all) return "summary";
   const mode = request.config.components[name].marker_mode ?? request.config.marker_mode;
   return effectiveMode(mode, request.persists && request.expandable);
 }

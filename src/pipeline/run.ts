@@ -8,12 +8,12 @@ import { componentContext } from "./context.js";
 import { eligibility } from "./eligibility.js";
 import { componentGates } from "./gating.js";
 import { type AcceptedReplacement, replaceMessages } from "./messages-step.js";
-import { cutOneWay } from "./one-way.js";
+import { cutOneWay, type OneWay } from "./one-way.js";
 import type { OutputMemo } from "./output-memo.js";
 import { OutputState } from "./output-state.js";
 import { changeOutputs } from "./output-step.js";
 import { replay } from "./replay.js";
-import type { OneWayReason, RunReport } from "./report.js";
+import type { RunReport } from "./report.js";
 import { ReportEntries } from "./report-entries.js";
 import { Revert, recordRevert } from "./revert.js";
 import type { TokenCounter } from "./tokens.js";
@@ -52,19 +52,10 @@ export interface RunRequest {
   /** Content ids of originals the model expanded: new decisions keep them verbatim. */
   readonly kept: ReadonlySet<string>;
   /**
-   * Set when the store could not keep this request's originals: outputs still larger than this
-   * many bytes are cut one-way with a visible note (one-way.ts) rather than sent on unreduced.
+   * Set when the store could not keep this request's originals: outputs still too big to send
+   * on are cut one-way with a visible note (one-way.ts) rather than sent on unreduced.
    */
-  readonly oneWayAbove?: number | undefined;
-  /** Why the store could not keep them (for the report). */
-  readonly oneWayReason?: OneWayReason | undefined;
-  /**
-   * Set when nothing of this request can be stashed however it is reduced (the store could not
-   * take its originals together): every component runs in `summary` marker mode, each drop
-   * marked by the non-resolvable sentinel and nothing stashed, and every output an offload
-   * changed counts as reduced one-way.
-   */
-  readonly oneWayAll?: boolean | undefined;
+  readonly oneWay?: OneWay | undefined;
   readonly signal: AbortSignal;
   /** The request's own model and credentials, for LLM-backed components (`source: incoming`). */
   readonly incoming?: IncomingRequest | undefined;
@@ -176,12 +167,13 @@ async function runOnce(
   }
   const { report } = entries;
   if (request.persists && request.config.marker_mode === "full") state.recordReformats();
-  if (request.oneWayAbove !== undefined) {
-    const reduced = request.oneWayAll ? state.offloaded.filter(Boolean).length : 0;
-    // An output an offload already reduced is not cut again: it is counted once.
-    const cut = cutOneWay(state.current, request.oneWayAbove, state.offloaded);
+  const { oneWay } = request;
+  if (oneWay !== undefined) {
+    const reduced = oneWay.all ? state.offloaded.filter(Boolean).length : 0;
+    // An output an offload reduced that is still too big is cut too, and counted once.
+    const cut = cutOneWay(state.current, oneWay.above, state.offloaded);
     const outputs = reduced + cut;
-    if (outputs > 0) report.oneWay = { outputs, reason: request.oneWayReason ?? "unavailable" };
+    if (outputs > 0) report.oneWay = { outputs, reason: oneWay.reason };
   }
   return {
     result: {
