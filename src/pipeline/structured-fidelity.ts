@@ -71,10 +71,6 @@ function checkRecords(
 ): FidelityViolation | undefined {
   const received = linesOf(original);
   const found = documentRecords(received, kind);
-  const starts = new Map<number, number>();
-  found?.records.forEach((record, index) => {
-    starts.set(record.start, index);
-  });
   let at = 0;
   for (let line = 0; line < lines.length; line++) {
     const returned = lines[line] as string;
@@ -83,7 +79,7 @@ function checkRecords(
       continue;
     }
     // A note stands for one or more whole records that open here.
-    const first = starts.get(at);
+    const first = found && recordOpeningAt(found.records, at);
     if (found === undefined || first === undefined || !NOTE.test(returned)) return "record_cut";
     const next = lines[line + 1];
     let record = first;
@@ -94,4 +90,25 @@ function checkRecords(
     } while (record < found.records.length && received[at] !== next);
   }
   return at === received.length ? undefined : "record_cut";
+}
+
+/**
+ * The index of the record that opens at line `line`, if one does. Records are in order, so a
+ * search among their first lines finds it; a table of thousands of rows builds no index for
+ * the few notes of its collapse.
+ */
+function recordOpeningAt(
+  records: ReadonlyArray<{ readonly start: number }>,
+  line: number,
+): number | undefined {
+  let low = 0;
+  let high = records.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const start = (records[middle] as { start: number }).start;
+    if (start === line) return middle;
+    if (start < line) low = middle + 1;
+    else high = middle - 1;
+  }
+  return undefined;
 }
