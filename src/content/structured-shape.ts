@@ -1,3 +1,6 @@
+import { codeAt } from "../text/char-code.js";
+import { QUOTE } from "../wire/json-chars.js";
+
 /**
  * Whether the first lines of an output have the shape of a structured document that is not
  * JSON (content-class.ts), for outputs whose call does not say what they are:
@@ -68,13 +71,18 @@ export function isTableShape(lines: readonly string[]): boolean {
   return isAlignedTable(header, filled.slice(1));
 }
 
-/** Fields of a delimited line, quotes respected. */
+/**
+ * Fields of a delimited line, quotes respected. Read by UTF-16 unit: a quote and a delimiter are
+ * each one unit, which no surrogate pair holds.
+ */
 function fieldCount(line: string, delimiter: string): number {
+  const separator = codeAt(delimiter, 0);
   let count = 1;
   let quoted = false;
-  for (const character of line) {
-    if (character === '"') quoted = !quoted;
-    else if (character === delimiter && !quoted) count++;
+  for (let at = 0; at < line.length; at++) {
+    const code = codeAt(line, at);
+    if (code === QUOTE) quoted = !quoted;
+    else if (code === separator && !quoted) count++;
   }
   return count;
 }

@@ -78,6 +78,9 @@ describe("structured documents are classed by shape", () => {
     ],
     ["python export.py", "id,name,status\n1,a,ok\n2,b,failed\n3,c,ok", "table"],
     ["python export.py", "id\tname\tstatus\n1\ta\tok\n2\tb\tfailed", "table"],
+    ["python export.py", 'name,note\n"a, b",\u{1f600} ok\nc,"\u{1f680}, d"\ne,f', "table"],
+    ["python export.py", 'name,note\na,"b, c"\nd,"e, f"\ng,h', "table"],
+    ["python export.py", "name,note\na,b, c\nd,e, f\ng,h", "log"],
     [
       "psql -c 'select * from jobs'",
       " id | state\n----+--------\n  1 | done\n  2 | failed\n(2 rows)",
