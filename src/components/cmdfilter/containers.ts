@@ -38,16 +38,16 @@ function kindOf(line: string): string | undefined {
 }
 
 function plan(lines: readonly string[]): LinePlan {
-  const drop = new Map<number, string>();
+  const drop: Array<string | undefined> = new Array(lines.length);
   let lastWait = -1;
   for (const [index, line] of lines.entries()) {
     if (ROLLOUT_WAIT.test(line)) {
-      if (lastWait >= 0) drop.set(lastWait, "rollout wait");
+      if (lastWait >= 0) drop[lastWait] = "rollout wait";
       lastWait = index;
       continue;
     }
     const kind = kindOf(line);
-    if (kind !== undefined) drop.set(index, kind);
+    if (kind !== undefined) drop[index] = kind;
   }
   return { drop, notes: new Map() };
 }

@@ -11,10 +11,11 @@ export type Argv = readonly string[];
 /** What a filter wants done to the lines of one output. */
 export interface LinePlan {
   /**
-   * Indices of lines to drop, each with what it is, as a singular noun for its note
-   * (`passed test`, `"Requirement already satisfied" line`).
+   * By line index, what each line to drop is, as a singular noun for its note (`passed test`,
+   * `"Requirement already satisfied" line`); a hole or undefined keeps the line. An array, not a
+   * map: a test log has tens of thousands of lines to drop.
    */
-  readonly drop: ReadonlyMap<number, string>;
+  readonly drop: ReadonlyArray<string | undefined>;
   /**
    * Notes written after line `index` (whether that line is kept or dropped), e.g.
    * `… (4 more commits)`; a note stands for the run of dropped lines it closes.
@@ -54,12 +55,11 @@ export function runNote(kinds: ReadonlyMap<string, number>): string {
  * Undefined when nothing is dropped.
  */
 export function applyPlan(lines: readonly string[], plan: LinePlan): string[] | undefined {
-  // By index, not by map: outputs of a few hundred thousand lines are common (a test log).
   const drop: Array<string | undefined> = new Array(lines.length);
   let dropped = 0;
-  for (const [index, kind] of plan.drop) {
-    const line = lines[index];
-    if (line === undefined || isErrorLine(line)) continue;
+  for (let index = 0; index < lines.length; index++) {
+    const kind = plan.drop[index];
+    if (kind === undefined || isErrorLine(lines[index] as string)) continue;
     drop[index] = kind;
     dropped++;
   }
@@ -122,10 +122,10 @@ export function dropWhere(
   lines: readonly string[],
   kindOf: (line: string, index: number) => string | undefined,
 ): LinePlan {
-  const drop = new Map<number, string>();
+  const drop: Array<string | undefined> = new Array(lines.length);
   for (let index = 0; index < lines.length; index++) {
     const kind = kindOf(lines[index] as string, index);
-    if (kind !== undefined) drop.set(index, kind);
+    if (kind !== undefined) drop[index] = kind;
   }
   return { drop, notes: new Map() };
 }

@@ -34,7 +34,7 @@ const HEADER =
 const MESSAGE = /^(?:[|\\/ ]*) {4}/;
 
 function planLog(lines: readonly string[]): LinePlan {
-  const drop = new Map<number, string>();
+  const drop: Array<string | undefined> = new Array(lines.length);
   const notes = new Map<number, string>();
   const full = lines.some((line) => COMMIT.test(line));
   let commits = 0;
@@ -46,13 +46,13 @@ function planLog(lines: readonly string[]): LinePlan {
       subjectSeen = false;
     }
     if (commits > MAX_COMMITS) {
-      drop.set(index, "commit line");
+      drop[index] = "commit line";
       continue;
     }
     if (!full || starts || line.trim() === "") continue;
-    if (HEADER.test(line)) drop.set(index, "header line");
+    if (HEADER.test(line)) drop[index] = "header line";
     else if (MESSAGE.test(line)) {
-      if (subjectSeen) drop.set(index, "message line");
+      if (subjectSeen) drop[index] = "message line";
       subjectSeen = true;
     }
   }

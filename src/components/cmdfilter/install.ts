@@ -80,9 +80,10 @@ function kindOf(line: string): string | undefined {
 
 function plan(lines: readonly string[]): LinePlan {
   const { drop, notes } = dropWhere(lines, kindOf);
-  const kept = new Map(drop);
+  const kept = drop.slice();
   const filled = [...lines.keys()].filter((index) => (lines[index] as string).trim() !== "");
-  kept.delete(filled[0] ?? -1);
-  kept.delete(filled[filled.length - 1] ?? -1);
+  for (const index of [filled[0], filled[filled.length - 1]]) {
+    if (index !== undefined) kept[index] = undefined;
+  }
   return { drop: kept, notes };
 }

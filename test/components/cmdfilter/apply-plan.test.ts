@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { applyPlan, type LinePlan } from "../../../src/components/cmdfilter/filter.js";
 
 const plan = (drop: Record<number, string>, notes: Record<number, string> = {}): LinePlan => ({
-  drop: new Map(Object.entries(drop).map(([index, kind]) => [Number(index), kind])),
+  drop: Object.assign<string[], Record<number, string>>([], drop),
   notes: new Map(Object.entries(notes).map(([index, note]) => [Number(index), note])),
 });
 
