@@ -1,5 +1,6 @@
 import { isStructuredClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
+import { splitLines } from "../text/lines.js";
 import type { ToolOutput } from "../wire/types.js";
 import { commandOf, commandsOf } from "./cmdfilter/command.js";
 import { collapseFacts } from "./cmdfilter/fact-collapse.js";
@@ -43,7 +44,7 @@ export const cmdfilter: OutputComponent<"cmdfilter"> = {
 };
 
 function filtered(output: ToolOutput, command: string): string[] | undefined {
-  const lines = output.text.split("\n");
+  const lines = splitLines(output.text);
   const { contentClass } = output;
   if (contentClass === "search" || contentClass === "diff") {
     const commands = commandsOf(command);

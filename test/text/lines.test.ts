@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { linesOf } from "../../src/text/lines.js";
+import { linesOf, splitLines } from "../../src/text/lines.js";
 
 describe("linesOf", () => {
   it("splits on newlines, a final newline not starting a line", () => {
@@ -21,5 +22,23 @@ describe("linesOf", () => {
     // An equal text that is another string reads the same lines.
     expect(linesOf(`${long} `.slice(0, -1))).toBe(first);
     expect(first).toHaveLength(5000);
+  });
+});
+
+describe("splitLines", () => {
+  it("is split on newlines", () => {
+    expect(splitLines("")).toEqual([""]);
+    expect(splitLines("\n")).toEqual(["", ""]);
+    expect(splitLines("a\n\nb\n")).toEqual(["a", "", "b", ""]);
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.constantFrom("a", "\n", "\r", " ", "✓", "\u2028"))
+          .map((chars) => chars.join("")),
+        (text) => {
+          expect(splitLines(text)).toEqual(text.split("\n"));
+        },
+      ),
+    );
   });
 });
