@@ -22,9 +22,10 @@ export function linesOf(text: string): readonly string[] {
 }
 
 /**
- * `text.split("\n")`, in half the time: V8 splits on a one-character string more slowly than
- * it finds each newline and slices the line before it (a 1 MB test log of 15 000 lines: 0.8 ms
- * against 0.5 ms).
+ * `text.split("\n")`, by finding each newline and slicing the line before it: on a text of
+ * two-byte characters (a test log's `✓`) V8's split takes half as long again (a 1 MB test log of
+ * 15 000 lines: 0.65 ms against 0.5 ms); on one-byte text the two are within a few hundredths of
+ * a millisecond.
  */
 export function splitLines(text: string): string[] {
   const lines: string[] = [];
