@@ -1,5 +1,5 @@
 import { itemsOfJson, showItems } from "../content/json-outline.js";
-import { documentRecords, notableRecord } from "../content/records.js";
+import { documentRecords, notableItems } from "../content/records.js";
 
 /**
  * The lines of a table or YAML document shortened by whole records (content/records.ts): the
@@ -96,9 +96,6 @@ export function collapseJsonItems(
     keep[at] = true;
     budget -= lines;
   }
-  return showItems(
-    text,
-    array,
-    (item, at) => keep[at] === true || notableRecord(text.slice(item.start, item.end)),
-  );
+  const notable = notableItems(text, items);
+  return showItems(text, array, (_, at) => keep[at] === true || notable[at] === true);
 }

@@ -1,6 +1,6 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
 import { itemsOfJson, showItems } from "../content/json-outline.js";
-import { notableRecord } from "../content/records.js";
+import { notableItems, notableRecord } from "../content/records.js";
 import type { ComponentContext, OptionsOf, OutputComponent } from "../pipeline/types.js";
 import { type JsonDocument, parseJsonDocument } from "./json-document.js";
 import { containerMembers, type JsonMember, joinTokens } from "./json-tokens.js";
@@ -88,13 +88,14 @@ function crushOutlined(
   if (array === undefined) return undefined;
   if (!context.atLeastTokens(text, options.min_tokens)) return undefined;
   const n = array.items.length;
+  const notable = notableItems(text, array.items);
   const shown = showItems(
     text,
     array,
-    (item, position) =>
+    (_, position) =>
       position < options.keep_first ||
       position >= n - options.keep_last ||
-      notableRecord(text.slice(item.start, item.end)),
+      notable[position] === true,
   );
   return shown && markedPhrase(shown, context.marker(text));
 }

@@ -1,3 +1,5 @@
+import type { JsonSpan } from "./json-outline.js";
+
 /**
  * The records of a structured document (content-class.ts), as line ranges, so that a reducer
  * keeps or drops whole records and the fidelity check can tell a record dropped whole from one
@@ -178,6 +180,65 @@ export function notableRecord(text: string): boolean {
     if (value !== "" && !NORMAL.test(value)) return true;
   }
   return false;
+}
+
+/**
+ * ERROR_WORD or STATUS_FIELD, whichever starts first (an error word where both do): one pass
+ * reads a text for both, where each pattern's own pass costs about as much.
+ */
+const NOTABLE_PART = new RegExp(`(${ERROR_WORD.source})|${STATUS_FIELD.source}`, "gim");
+
+/**
+ * For each item of a JSON array (content/json-outline.ts: in order, apart only by a comma and
+ * JSON whitespace), whether `notableRecord` holds for its text, from one pass over the items
+ * rather than two passes over each: an API dump has thousands of items. The answers are the
+ * same:
+ * - an error word is letters and at most one whitespace character: it lies within one item;
+ * - a status field starts with a name, after a character that is not a word's: an item's first
+ *   (after `[`, `,` or whitespace) as much as at the start of its own text. Its value has no
+ *   comma, so it ends at most at the comma after the item. Where an item's own text ends, `$`
+ *   ends a field; in the array, after the item come spaces or tabs and then a comma or a line
+ *   end, which end it too, with the same value. The pass stops at the end of the last item,
+ *   which ends as its own text does;
+ * - a status field of a normal value is read on from its start: an error word may lie within it
+ *   (`Up 2 hours (unhealthy)`). Fields that start within it are passed over, as they are where
+ *   one item is read (the next field is sought from where it ended).
+ */
+export function notableItems(text: string, items: readonly JsonSpan[]): boolean[] {
+  const notable = new Array<boolean>(items.length).fill(false);
+  const first = items[0];
+  const last = items.at(-1);
+  if (first === undefined || last === undefined) return notable;
+  const offset = first.start;
+  const region = text.slice(offset, last.end);
+  const pattern = NOTABLE_PART;
+  // The item a match starts in: matches come in order, so the search goes on from the last one.
+  let item = 0;
+  // Where the next status field may start: the end of the last one.
+  let fieldFrom = 0;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(region); match !== null; match = pattern.exec(region)) {
+    const at = match.index;
+    while ((items[item] as JsonSpan).end - offset <= at) item++;
+    if (match[1] === undefined) {
+      // A status field: passed over when it starts within the last one; read on from its start
+      // when its value is normal.
+      if (at < fieldFrom) {
+        pattern.lastIndex = at + 1;
+        continue;
+      }
+      const value = (match[2] ?? "").trim();
+      if (value === "" || NORMAL.test(value)) {
+        fieldFrom = pattern.lastIndex;
+        pattern.lastIndex = at + 1;
+        continue;
+      }
+    }
+    // An error word, or a status that is not normal: the rest of the item is not read.
+    notable[item] = true;
+    pattern.lastIndex = Math.max(pattern.lastIndex, (items[item] as JsonSpan).end - offset);
+  }
+  return notable;
 }
 
 /** Whether a table row is notable: an error word, or a status/ready column that is not normal. */
