@@ -45,8 +45,22 @@ export interface JsonChild extends JsonSpan {
 }
 
 /** Characters that may stand outside strings: whitespace, punctuation, numbers, literals. */
+const BARE_CHARS = " \t\r\n,:-+.0123456789eEtrufalsn";
 const BARE = new Uint8Array(128);
-for (const char of " \t\r\n,:-+.0123456789eEtrufalsn") BARE[codeAt(char, 0)] = 1;
+for (const char of BARE_CHARS) BARE[codeAt(char, 0)] = 1;
+
+/**
+ * From where it starts, a run of BARE characters and of whole strings, each closing where
+ * closingQuote finds it closes: one match steps over what the scan would read a character or a
+ * string at a time. At most 256 strings a match and 256 escapes a string, as ESCAPED_RUN (the
+ * backtracking a match keeps stays bounded): a longer run ends and the next starts, a string of
+ * more escapes is left to closingQuote.
+ */
+const bare = `[${BARE_CHARS.replace("-", "\\-")}]*`;
+const DEEP_RUN = new RegExp(
+  `${bare}(?:"[^"\\\\]*(?:\\\\[\\s\\S][^"\\\\]*){0,256}"${bare}){0,256}`,
+  "y",
+);
 
 /**
  * The values of one container being read: the root (depth 1), or an array member of a root
@@ -108,9 +122,17 @@ function readOutline(text: string): JsonOutline | undefined {
   let close = -1;
   for (let at = open; at < text.length; at++) {
     const code = codeAt(text, at);
-    // Most of a document lies deeper than the items: there only strings and brackets count.
-    if (depth > 2 && code < 128 && BARE[code] === 1) continue;
     const level = depth === 1 ? root : depth === 2 ? member : undefined;
+    // Most of a document lies within the items: there only brackets count, and strings are
+    // read whole. (Outside the root, the only character read is its opening bracket.)
+    if (level === undefined && (code === QUOTE || (code < 128 && BARE[code] === 1))) {
+      DEEP_RUN.lastIndex = at;
+      DEEP_RUN.test(text);
+      if (DEEP_RUN.lastIndex > at) {
+        at = DEEP_RUN.lastIndex - 1;
+        continue;
+      }
+    }
     if (code === QUOTE) {
       const end = closingQuote(text, at);
       if (end < 0) return undefined;

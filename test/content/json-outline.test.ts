@@ -52,6 +52,51 @@ describe("the outline of a JSON document", () => {
     );
   });
 
+  it("reads the strings within items whole, however many escapes and strings they hold", () => {
+    // Quotes, backslashes and brackets, escaped by JSON.stringify: past 256 escapes or strings
+    // in a row, reading goes on as it began.
+    const stringText = fc
+      .array(fc.constantFrom('"', "\\", "[", "]", "{", "}", "a", " ", "\n", "é"), {
+        maxLength: 700,
+      })
+      .map((chars) => chars.join(""));
+    const item = fc.oneof(
+      fc.array(stringText, { maxLength: 3 }),
+      fc.record({ deep: fc.record({ texts: fc.array(stringText, { maxLength: 300 }) }) }),
+      fc.array(fc.constantFrom("", "a", '"'), { minLength: 250, maxLength: 600 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(item, { maxLength: 4 }),
+        fc.boolean(),
+        fc.constantFrom(undefined, 2),
+        (items, envelope, space) => {
+          const text = JSON.stringify(envelope ? { total: 0, items } : items, null, space);
+          const outline = outlineJson(text);
+          const spans = envelope ? outline?.children[1]?.items : outline?.children;
+          expect(spans?.map(({ start, end }) => JSON.parse(text.slice(start, end)))).toEqual(items);
+        },
+      ),
+      { numRuns: Math.ceil(PROPERTY_RUNS / 4) },
+    );
+  });
+
+  it("reads a string of millions of escapes within an item", () => {
+    const text = JSON.stringify([{ a: ['"'.repeat(3_000_000)] }, 1]);
+    expect(outlineJson(text)?.children.map(({ start, end }) => text.slice(start, end))).toEqual([
+      text.slice(1, -3),
+      "1",
+    ]);
+  });
+
+  it.each([
+    ["an unterminated string within an item", '[{"a":["b", "c\\"]}, 1]'],
+    ["a word within an item", '[{"a":[true, yes]}, 1]'],
+    ["an unterminated string past many escapes", `[{"a":["${'\\"'.repeat(300)}]}, 1]`],
+  ])("is undefined for %s", (_, text) => {
+    expect(outlineJson(text)).toBeUndefined();
+  });
+
   it.each([
     ["JSON lines", '{"a":1}\n{"a":2}'],
     ["trailing text", "[1,2] and more"],
