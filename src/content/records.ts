@@ -154,7 +154,10 @@ function splitRecords(
   return { head: starts[0] as number, records, end };
 }
 
-/** Error words: a record that mentions one is always kept. */
+/**
+ * Error words: a record that mentions one is always kept. Letters, `?` and `\s` only: no match is
+ * longer than its spelling here (notableItems relies on it).
+ */
 const ERROR_WORD =
   /error|fail|exception|panic|fatal|traceback|crash|backoff|oomkilled|evicted|unhealthy|denied|refused|timed?\s?out|invalid|missing|not\s?found|unavailable|degraded/i;
 /**
@@ -163,6 +166,8 @@ const ERROR_WORD =
  */
 const STATUS_FIELD =
   /\b(?:status|phase|state|health|healthy|ready|condition|result|outcome|conclusion)["']?[ \t]*[:=][ \t]*["']?([^"',}\s][^"',}\n]*?)["']?[ \t]*(?:[,}]|$)/gim;
+/** No error word matches a text longer than its spelling in ERROR_WORD (letters, `?`, `\s`). */
+const LONGEST_ERROR_WORD = Math.max(...ERROR_WORD.source.split("|").map((word) => word.length));
 /** Values of a status field, or of a table's status column, that are normal. */
 const NORMAL =
   /^(?:running|succeeded|success|successful|completed?|complete|ready|true|ok|okay|healthy|active|up|passed|pass|enabled|available|bound|established|done|finished|1|yes|none|null|0\/0|\d+\/\d+ running|up .*|exited \(0\).*)$/i;
@@ -202,9 +207,9 @@ const NOTABLE_PART = new RegExp(`${ERROR_WORD.source}|${STATUS_FIELD.source}`, "
  *   ends a field; in the array, after the item come spaces or tabs and then a comma or a line
  *   end, which end it too, with the same value. The pass stops at the end of the last item,
  *   which ends as its own text does;
- * - a status field of a normal value is read on from its start: an error word may lie within it
- *   (`Up 2 hours (unhealthy)`). Fields that start within it are passed over, as they are where
- *   one item is read (the next field is sought from where it ended).
+ * - the pass goes on after a status field of a normal value, as where one item is read; an
+ *   error word that starts within the field (`Up 2 hours (unhealthy)`) is looked for in it, and
+ *   as far past its end as an error word reaches. Every text is read a bounded number of times.
  */
 export function notableItems(text: string, items: readonly JsonSpan[]): boolean[] {
   const notable = new Array<boolean>(items.length).fill(false);
@@ -216,25 +221,18 @@ export function notableItems(text: string, items: readonly JsonSpan[]): boolean[
   const pattern = NOTABLE_PART;
   // The item a match starts in: matches come in order, so the search goes on from the last one.
   let item = 0;
-  // Where the next status field may start: the end of the last one.
-  let fieldFrom = 0;
   pattern.lastIndex = 0;
   for (let match = pattern.exec(region); match !== null; match = pattern.exec(region)) {
     const at = match.index;
     while ((items[item] as JsonSpan).end - offset <= at) item++;
     const field = match[1];
     if (field !== undefined) {
-      // A status field: passed over when it starts within the last one; read on from its start
-      // when its value is normal.
-      if (at < fieldFrom) {
-        pattern.lastIndex = at + 1;
-        continue;
-      }
       const value = field.trim();
       if (value === "" || NORMAL.test(value)) {
-        fieldFrom = pattern.lastIndex;
-        pattern.lastIndex = at + 1;
-        continue;
+        // A normal field: an error word may start within it (`Up 2 hours (unhealthy)`).
+        const end = pattern.lastIndex;
+        const within = ERROR_WORD.exec(region.slice(at + 1, end - 1 + LONGEST_ERROR_WORD));
+        if (within === null || within.index >= end - at - 1) continue;
       }
     }
     // An error word, or a status that is not normal: the rest of the item is not read.

@@ -124,6 +124,15 @@ describe("notable items of a JSON array", () => {
     );
   });
 
+  it("reads a long normal field once, not again for each field within it", () => {
+    const text = `[{"msg": "${"state: up ".repeat(10_000)}", "a": 1}, {"phase": "Failed"}]`;
+    const items = itemsOf(text);
+    const started = performance.now();
+    expect(notableItems(text, items)).toEqual([false, true]);
+    // Read again from each field within it, 100 kB would take seconds.
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
   it.each([
     ['[{"status":"down"}, {"status":"ok"}]', [true, false]],
     ['["state=bad",\n"state=ok"]', [true, false]],
@@ -140,6 +149,8 @@ describe("notable items of a JSON array", () => {
     ['["state: up timed\nout", "state: up"]', [true, false]],
     // A field within a normal value is not read: the next field starts after it.
     ['["phase: up state: pending", "state: pending"]', [false, true]],
+    // An error word just past a normal field belongs to the next item.
+    ['["phase: Running","failed"]', [false, true]],
     ['{"total": 2, "items": [\n  {"phase": "Running"},\n  {"phase": "Failed"}\n]}', [false, true]],
   ])("in %j are %j", (text, expected) => {
     const items = itemsOf(text);
