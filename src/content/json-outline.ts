@@ -52,13 +52,14 @@ for (const char of BARE_CHARS) BARE[codeAt(char, 0)] = 1;
 /**
  * From where it starts, a run of BARE characters and of whole strings, each closing where
  * closingQuote finds it closes: one match steps over what the scan would read a character or a
- * string at a time. At most 256 strings a match and 256 escapes a string, as ESCAPED_RUN (the
- * backtracking a match keeps stays bounded): a longer run ends and the next starts, a string of
- * more escapes is left to closingQuote.
+ * string at a time. At most 16 strings a match and 16,384 escapes a string (escaped JSON of
+ * 80 kB), so that the backtracking a match keeps stays bounded (as ESCAPED_RUN's): a longer run
+ * ends and the next one starts, a string of more escapes ends the run before it and is left to
+ * closingQuote.
  */
 const bare = `[${BARE_CHARS.replace("-", "\\-")}]*`;
 const DEEP_RUN = new RegExp(
-  `${bare}(?:"[^"\\\\]*(?:\\\\[\\s\\S][^"\\\\]*){0,256}"${bare}){0,256}`,
+  `${bare}(?:"[^"\\\\]*(?:\\\\[\\s\\S][^"\\\\]*){0,16384}"${bare}){0,16}`,
   "y",
 );
 
@@ -120,16 +121,23 @@ function readOutline(text: string): JsonOutline | undefined {
   let member: Level | undefined;
   let depth = 0;
   let close = -1;
+  // Where the last run stopped: a string there is left to closingQuote, not read again.
+  let stopped = -1;
   for (let at = open; at < text.length; at++) {
     const code = codeAt(text, at);
     const level = depth === 1 ? root : depth === 2 ? member : undefined;
     // Most of a document lies within the items: there only brackets count, and strings are
     // read whole. (Outside the root, the only character read is its opening bracket.)
-    if (level === undefined && (code === QUOTE || (code < 128 && BARE[code] === 1))) {
+    if (
+      level === undefined &&
+      at !== stopped &&
+      (code === QUOTE || (code < 128 && BARE[code] === 1))
+    ) {
       DEEP_RUN.lastIndex = at;
       DEEP_RUN.test(text);
-      if (DEEP_RUN.lastIndex > at) {
-        at = DEEP_RUN.lastIndex - 1;
+      stopped = DEEP_RUN.lastIndex;
+      if (stopped > at) {
+        at = stopped - 1;
         continue;
       }
     }
