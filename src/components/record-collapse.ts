@@ -72,7 +72,6 @@ export function collapseJsonItems(
   const array = itemsOfJson(text, 2);
   if (array === undefined) return undefined;
   const { items } = array;
-  const keep = new Array<boolean>(items.length).fill(false);
   const linesOf = (at: number) => {
     const { start, end } = items[at] as { start: number; end: number };
     let lines = 1;
@@ -82,20 +81,20 @@ export function collapseJsonItems(
     }
     return lines;
   };
-  let budget = headLines;
-  for (let at = 0; at < items.length; at++) {
-    const lines = linesOf(at);
+  // The items before `head` and from `tail` on are kept; only those between are read.
+  let head = 0;
+  for (let budget = headLines; head < items.length; head++) {
+    const lines = linesOf(head);
     if (lines > budget) break;
-    keep[at] = true;
     budget -= lines;
   }
-  budget = tailLines;
-  for (let at = items.length - 1; at >= 0; at--) {
-    const lines = linesOf(at);
+  let tail = items.length;
+  for (let budget = tailLines; tail > head; tail--) {
+    const lines = linesOf(tail - 1);
     if (lines > budget) break;
-    keep[at] = true;
     budget -= lines;
   }
-  const notable = notableItems(text, items);
-  return showItems(text, array, (_, at) => keep[at] === true || notable[at] === true);
+  if (tail === head) return undefined;
+  const notable = notableItems(text, items.slice(head, tail));
+  return showItems(text, array, (_, at) => at < head || at >= tail || notable[at - head] === true);
 }

@@ -87,15 +87,14 @@ function crushOutlined(
   const array = itemsOfJson(text, options.min_items);
   if (array === undefined) return undefined;
   if (!context.atLeastTokens(text, options.min_tokens)) return undefined;
-  const n = array.items.length;
-  const notable = notableItems(text, array.items);
+  // The first and last items are kept; only those between are read.
+  const first = Math.min(options.keep_first, array.items.length);
+  const last = Math.max(first, array.items.length - options.keep_last);
+  const notable = notableItems(text, array.items.slice(first, last));
   const shown = showItems(
     text,
     array,
-    (_, position) =>
-      position < options.keep_first ||
-      position >= n - options.keep_last ||
-      notable[position] === true,
+    (_, position) => position < first || position >= last || notable[position - first] === true,
   );
   return shown && markedPhrase(shown, context.marker(text));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { smartcrush } from "../../src/components/smartcrush.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
+import { JSON_DOCUMENT_MAX_CHARS } from "../../src/content/json-limit.js";
 import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
 
 const defaults = componentsSchema.parse({}).smartcrush;
@@ -96,6 +97,20 @@ describe("smartcrush", () => {
     expect(run(text, { ...noMinimum, keep_first: 1, keep_last: 1 }).result).toBe(
       '["α","🚀 error"] [2 of 6 items shown]',
     );
+  });
+
+  it("crushes a document over the parsed length as one under it, from its outline", () => {
+    // Items at the edges and just inside them are notable too: each is kept once, in order.
+    const failing = new Set([0, 3, 4, 5000, 23_996, 23_997, 23_999]);
+    const pods = Array.from({ length: 24_000 }, (_, id) => ({
+      id,
+      name: `pod-${id}`,
+      phase: failing.has(id) ? "Failed" : "Running",
+    }));
+    const text = JSON.stringify(pods);
+    expect(text.length).toBeGreaterThan(JSON_DOCUMENT_MAX_CHARS);
+    const shown = pods.filter((pod) => pod.id < 3 || pod.id >= 23_998 || failing.has(pod.id));
+    expect(run(text).result).toBe(`${JSON.stringify(shown)} [10 of 24000 items shown]`);
   });
 
   it("is deterministic", () => {
