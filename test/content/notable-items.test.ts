@@ -131,12 +131,13 @@ describe("notable items of a JSON array", () => {
     // the value would be read some fifty thousand times over.
     let read = 0;
     const exec = RegExp.prototype.exec;
-    const spy = vi
-      .spyOn(RegExp.prototype, "exec")
-      .mockImplementation(function (this: RegExp, input: string) {
-        read += input.length - (this.global || this.sticky ? this.lastIndex : 0);
-        return exec.call(this, input);
-      });
+    const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (
+      this: RegExp,
+      input: string,
+    ) {
+      read += input.length - (this.global || this.sticky ? this.lastIndex : 0);
+      return exec.call(this, input);
+    });
     try {
       expect(notableItems(text, items)).toEqual([false, true]);
     } finally {
