@@ -58,6 +58,14 @@ export interface CompactOptions {
    * came, so the ledger never records a body that was not returned.
    */
   commit?: (() => boolean) | undefined;
+  /**
+   * Called with the answer right before the store write that commits it (stashes and the
+   * ledger's new head): the answer stands once that write is acknowledged; if the write fails,
+   * the compaction goes on to another answer (one-way, or lossless reformats). A worker thread
+   * sends it ahead, so that the event-loop thread, which makes the write, answers as soon as
+   * its store acknowledges it rather than after two more messages between the threads.
+   */
+  ahead?: ((answer: CompactResult) => void) | undefined;
   /** The request's own model and credentials, for LLM-backed components with `source: incoming`. */
   incoming?: { model?: string; headers?: Record<string, string> } | undefined;
 }
@@ -373,21 +381,19 @@ export class Compactor {
     };
     const ledger = recordHead(history.ledger, history.now, history.chain.at(-1), head);
     if (options.commit?.() === false) return unchanged(parsed, treatment, "abandoned");
+    let entries: StashEntry[];
+    // Whatever stops the write being made stops it as a failed write would (below).
     try {
-      // Stashes and the ledger's new head in one acknowledged write (one round trip on Redis).
       const pending = [...run.stashes, ...decided.spellings];
-      const entries =
+      entries =
         pending.length === 0
           ? []
           : scopedEntries(pending, this.#returnedConversation(parsed, history, decided));
-      await this.deps.store.put(parsed.session, entries, { ledger });
-      const pieced = countPieced(entries, this.deps.config.store.max_entry_bytes);
-      if (pieced > 0) run.report.pieced = pieced;
     } catch (error) {
-      // Nothing was kept: no marker may stand without its stash (§7), nor may a body this big
-      // go on unreduced (§1).
       return this.#withoutStash(parsed, history, treatment, options, error);
     }
+    const pieced = countPieced(entries, this.deps.config.store.max_entry_bytes);
+    if (pieced > 0) run.report.pieced = pieced;
     const result: CompactResult = {
       text: decided.text,
       changed: decided.text !== parsed.text,
@@ -405,7 +411,17 @@ export class Compactor {
       report: run.report,
       ...(decided.degraded ? { markersDegraded: decided.degraded } : {}),
     };
-    return addTool ? withExpandTool(result, parsed) : result;
+    const answer = addTool ? withExpandTool(result, parsed) : result;
+    options.ahead?.(answer);
+    try {
+      // Stashes and the ledger's new head in one acknowledged write (one round trip on Redis).
+      await this.deps.store.put(parsed.session, entries, { ledger });
+    } catch (error) {
+      // Nothing was kept: no marker may stand without its stash (§7), nor may a body this big
+      // go on unreduced (§1).
+      return this.#withoutStash(parsed, history, treatment, options, error);
+    }
+    return answer;
   }
 
   #parse(text: string, options: CompactOptions): Parsed | { passthrough: CompactResult } {

@@ -56,7 +56,7 @@ export class Compaction {
     const deadline = this.#deadline(options.signal);
     try {
       if (thread === "worker" && pool) {
-        const { signal: _signal, commit: _commit, ...crossing } = options;
+        const { signal: _signal, commit: _commit, ahead: _ahead, ...crossing } = options;
         const outcome = await pool.compact(input, crossing, deadline.signal);
         if (outcome.kind === "compacted") {
           this.deps.onCompacted?.(outcome.result);

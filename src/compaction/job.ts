@@ -13,10 +13,11 @@ export interface WorkerSetup {
 }
 
 /**
- * The options of a compaction that cross to a worker: a signal and a commit callback cannot
- * (the pool owns the deadline; the worker's store calls past it are refused).
+ * The options of a compaction that cross to a worker: a signal and callbacks cannot (the pool
+ * owns the deadline, and the worker's store calls past it are refused; the worker sends its
+ * answer ahead itself).
  */
-export type JobCompactOptions = Omit<CompactOptions, "signal" | "commit">;
+export type JobCompactOptions = Omit<CompactOptions, "signal" | "commit" | "ahead">;
 
 export interface RehydrateOptions {
   readonly provider?: ProviderChoice;
@@ -66,5 +67,19 @@ export type JobOutcome = CompactOutcome | RehydrateOutcome;
 /** The last message of a job on its port. */
 export interface JobDone {
   readonly type: "job-done";
-  readonly outcome: JobOutcome;
+  readonly outcome: JobOutcome | AnsweredAhead;
+}
+
+/** The compaction's answer sent ahead stands: its store write succeeded (not sent twice). */
+export interface AnsweredAhead {
+  readonly kind: "answered_ahead";
+}
+
+/**
+ * A compaction's answer, sent right before the store write that commits it (CompactOptions
+ * `ahead`): it stands once the event-loop thread's store acknowledges that write.
+ */
+export interface AnswerAhead {
+  readonly type: "answer-ahead";
+  readonly result: CompactResult;
 }

@@ -53,9 +53,14 @@ export function storeSnapshot(store: Store): Record<string, string | number | bo
 /**
  * Answers the store calls of one job on `port`. Once `refuse()` is called (the job was answered
  * without waiting for it, at its deadline), every later call is refused without touching the
- * store: a late write would record decisions for a body that was never returned.
+ * store: a late write would record decisions for a body that was never returned. `settled` hears
+ * of each call as it settles here, before the worker does.
  */
-export function serveStore(port: MessagePort, store: Store): { refuse(): void } {
+export function serveStore(
+  port: MessagePort,
+  store: Store,
+  settled?: (method: string, ok: boolean) => void,
+): { refuse(): void } {
   let refused = false;
   const target = store as unknown as Record<string, unknown>;
   port.on("message", (message: StoreRpcMessage) => {
@@ -73,6 +78,9 @@ export function serveStore(port: MessagePort, store: Store): { refuse(): void } 
       }
     });
     void Promise.allSettled(pending).then((outcomes) => {
+      outcomes.forEach((outcome, index) => {
+        settled?.((message.calls[index] as Call).method, outcome.status === "fulfilled");
+      });
       const results = outcomes.map(
         (outcome): Settled =>
           outcome.status === "fulfilled"

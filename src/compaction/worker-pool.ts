@@ -4,8 +4,10 @@ import {
   type ResourceLimits,
   type Worker,
 } from "node:worker_threads";
+import type { CompactResult } from "../compactor.js";
 import type { Store } from "../store/types.js";
 import type {
+  AnswerAhead,
   CompactOutcome,
   JobCompactOptions,
   JobDone,
@@ -102,6 +104,11 @@ export class WorkerPool {
   /** Worker threads running now (busy or idle). */
   get threads(): number {
     return this.#slots.length;
+  }
+
+  /** Worker threads running a job now (one answered ahead of its end included). */
+  get busy(): number {
+    return this.#slots.filter((slot) => slot.running !== undefined).length;
   }
 
   compact(input: JobInput, options: JobCompactOptions, signal: AbortSignal) {
@@ -235,12 +242,29 @@ export class WorkerPool {
 
   #dispatch(slot: Slot, job: Job): void {
     const { port1, port2 } = new MessageChannel();
-    const served = serveStore(port1, this.#options.store);
+    // A compaction's answer sent ahead of the store write that commits it: the job is answered
+    // as soon as that write succeeds here; the worker takes its next job once it reports done.
+    let ahead: CompactResult | undefined;
+    let answered = false;
+    const served = serveStore(port1, this.#options.store, (method, ok) => {
+      if (method !== "put" || ahead === undefined) return;
+      const result = ahead;
+      ahead = undefined;
+      if (!ok || slot.running?.job !== job) return;
+      answered = true;
+      job.resolve({ kind: "compacted", result });
+    });
     slot.running = { job, port: port1, refuse: served.refuse };
     port1.on("message", (message: { type: string }) => {
+      if (message.type === "answer-ahead") {
+        ahead = (message as AnswerAhead).result;
+        return;
+      }
       if (message.type !== "job-done" || slot.running?.job !== job) return;
       this.#release(slot);
-      job.resolve((message as JobDone).outcome);
+      const { outcome } = message as JobDone;
+      if (outcome.kind !== "answered_ahead") job.resolve(outcome);
+      else if (!answered) job.reject(new Error("the worker's answer was never acknowledged"));
       this.#pump();
     });
     // The body is not transferred: the caller keeps its bytes to answer with them. Bytes in

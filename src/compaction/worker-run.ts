@@ -1,9 +1,11 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
-import { Compactor } from "../compactor.js";
+import { Compactor, type CompactResult } from "../compactor.js";
 import { components } from "../components/registry.js";
 import { InvalidBodyError, rehydrate } from "../rehydrate.js";
 import type {
+  AnswerAhead,
+  AnsweredAhead,
   CompactOutcome,
   JobDone,
   JobRequest,
@@ -44,13 +46,23 @@ function tooCostly(job: JobRequest): TooCostly | undefined {
   return estimate === undefined ? undefined : { kind: "too_costly", estimate, budget };
 }
 
-async function compact(job: Extract<JobRequest, { kind: "compact" }>): Promise<CompactOutcome> {
+async function compact(
+  job: Extract<JobRequest, { kind: "compact" }>,
+): Promise<CompactOutcome | AnsweredAhead> {
   const refused = tooCostly(job);
   if (refused) return refused;
   const text = decoded(job.input);
   if (text === undefined) return { kind: "not_utf8" };
   try {
-    return { kind: "compacted", result: await compactor.compact(text, job.options) };
+    let sent: CompactResult | undefined;
+    const ahead = (result: CompactResult) => {
+      sent = result;
+      const message: AnswerAhead = { type: "answer-ahead", result };
+      job.port.postMessage(message);
+    };
+    const result = await compactor.compact(text, { ...job.options, ahead });
+    // The answer sent ahead stands once its write succeeded: it is not sent again.
+    return result === sent ? { kind: "answered_ahead" } : { kind: "compacted", result };
   } catch (error) {
     return { kind: "failed", message: error instanceof Error ? error.message : String(error) };
   }

@@ -120,6 +120,22 @@ describe("a worker's store stand-in", () => {
     expect(messages()).toBeLessThanOrEqual(3);
   });
 
+  it("tells the event-loop side of each call as it settles there, before the worker hears of it", async () => {
+    const { port1, port2 } = new MessageChannel();
+    ports.push(port1, port2);
+    const heard: string[] = [];
+    serveStore(port1, memory({ max_entry_bytes: 8 }), (method, ok) => {
+      heard.push(`${method} ${ok ? "ok" : "failed"}`);
+    });
+    const client = new StoreClient(storeSnapshot(memory()));
+    client.attach(port2);
+
+    await client.store.put("s1", [{ key: "k1", value: "short" }]);
+    expect(heard).toEqual(["put ok"]);
+    await expect(client.store.put("s1", [{ key: "k2", value: "far too long" }])).rejects.toThrow();
+    expect(heard).toEqual(["put ok", "put failed"]);
+  });
+
   it("rejects calls once its job has ended", async () => {
     const { client, remote } = connect(memory());
     client.detach();

@@ -6,7 +6,8 @@ import { JobAbandonedError, WorkerPool } from "../../src/compaction/worker-pool.
 import { Compactor } from "../../src/compactor.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
-import { markerIds } from "../../src/expand/markers.js";
+import { StoreCapacityError } from "../../src/errors/store-error.js";
+import { markerIds, SENTINEL } from "../../src/expand/markers.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
@@ -66,6 +67,50 @@ describe("WorkerPool", { timeout: 60_000 }, () => {
     expect(outcome.result.markers).toBeGreaterThan(0);
     const [id] = markerIds(outcome.result.text);
     expect(await store.get("s1", id as string)).toBe(outputs[0]);
+  });
+
+  it("answers a compaction once the event-loop store acknowledges its write, while its worker is still finishing", async () => {
+    const store = createStore(config.store);
+    const pool = poolOver(store);
+
+    const outcome = await pool.compact(body, { session: "s1", cache: "cold" }, never());
+
+    // The answer came ahead of the write; the worker has not yet reported its job done.
+    expect(pool.busy).toBe(1);
+    expect(outcome.kind).toBe("compacted");
+    if (outcome.kind !== "compacted") return;
+    const [id] = markerIds(outcome.result.text);
+    expect(await store.get("s1", id as string)).toBe(outputs[0]);
+    // The worker then takes the next job.
+    const next = await pool.compact(body, { session: "s2", cache: "cold" }, never());
+    expect(next.kind).toBe("compacted");
+  });
+
+  it("answers with the worker's one-way answer, not the one sent ahead, when the store refuses the write", async () => {
+    const memory = createStore(config.store);
+    const refusing = new Proxy(memory, {
+      get(target, name) {
+        if (name === "put") {
+          return async () => {
+            throw new StoreCapacityError("the put alone is past the session's share");
+          };
+        }
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const outcome = await poolOver(refusing).compact(
+      body,
+      { session: "s1", cache: "cold" },
+      never(),
+    );
+
+    expect(outcome.kind).toBe("compacted");
+    if (outcome.kind !== "compacted") return;
+    expect(markerIds(outcome.result.text)).toEqual([]);
+    expect(outcome.result.markerIds).toEqual([]);
+    expect(outcome.result.text).toContain(SENTINEL);
+    expect(outcome.result.report?.stashFailure).toContain("past the session's share");
   });
 
   it("answers a job given up mid-run at once, lets it reach the store no more, and replaces its worker", async () => {
