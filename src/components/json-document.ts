@@ -1,6 +1,6 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
 import { codeAt } from "../text/char-code.js";
-import { CLOSE_BRACE, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "../wire/json-chars.js";
+import { CLOSE_BRACE, OPEN_BRACE, OPEN_BRACKET, QUOTE, skipJsonSpace } from "../wire/json-chars.js";
 import { type JsonToken, jsonTokens } from "./json-tokens.js";
 
 /** A tool output that is exactly one JSON object or array (surrounding whitespace allowed). */
@@ -36,19 +36,12 @@ const ARRAY_NEXT = new Set([...'"{[]-0123456789tfn'].map((char) => codeAt(char, 
  * second token: the error it builds costs more than this look, once per output of a log.
  */
 export function opensJsonDocument(text: string): boolean {
-  let at = skipSpace(text, 0);
+  let at = skipJsonSpace(text, 0);
   const open = codeAt(text, at);
   if (open !== OPEN_BRACE && open !== OPEN_BRACKET) return false;
-  at = skipSpace(text, at + 1);
+  at = skipJsonSpace(text, at + 1);
   const next = codeAt(text, at);
   return open === OPEN_BRACE ? next === QUOTE || next === CLOSE_BRACE : ARRAY_NEXT.has(next);
-}
-
-/** The offset of the first character at or after `at` that is not JSON whitespace. */
-function skipSpace(text: string, at: number): number {
-  let next = at;
-  while (isJsonSpace(codeAt(text, next))) next++;
-  return next;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
+  skipJsonSpace,
 } from "../wire/json-chars.js";
 import { closingQuote } from "../wire/json-string.js";
 
@@ -112,8 +113,7 @@ export function outlineJson(text: string): JsonOutline | undefined {
 }
 
 function readOutline(text: string): JsonOutline | undefined {
-  let open = 0;
-  while (open < text.length && isJsonSpace(codeAt(text, open))) open++;
+  const open = skipJsonSpace(text, 0);
   const rootCode = codeAt(text, open);
   if (rootCode !== OPEN_BRACE && rootCode !== OPEN_BRACKET) return undefined;
   const root = new Level(rootCode === OPEN_BRACE);
@@ -187,17 +187,13 @@ function readOutline(text: string): JsonOutline | undefined {
     }
   }
   if (close < 0) return undefined;
-  for (let at = close + 1; at < text.length; at++) {
-    if (!isJsonSpace(codeAt(text, at))) return undefined;
-  }
+  if (skipJsonSpace(text, close + 1) < text.length) return undefined;
   return { open, close, root: root.object ? "object" : "array", children: root.values };
 }
 
 /** Whether the string ending at `end` is an object key (a colon follows it). */
 function isKey(text: string, end: number): boolean {
-  let at = end + 1;
-  while (at < text.length && isJsonSpace(codeAt(text, at))) at++;
-  return codeAt(text, at) === COLON;
+  return codeAt(text, skipJsonSpace(text, end + 1)) === COLON;
 }
 
 /** An array of a document and its items: the root array, or the one its root object holds. */

@@ -4,10 +4,10 @@ import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
   COMMA,
-  isJsonSpace,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
+  skipJsonSpace,
 } from "./json-chars.js";
 import { closingQuote } from "./json-string.js";
 import type { ConversationKey, Span } from "./types.js";
@@ -124,11 +124,7 @@ class Scanner {
   }
 
   space(): void {
-    const { text } = this;
-    for (;;) {
-      if (isJsonSpace(codeAt(text, this.at))) this.at++;
-      else return;
-    }
+    this.at = skipJsonSpace(this.text, this.at);
   }
 
   /** Past a `,` (and the space around it) to the next member or element, or onto the closer. */
