@@ -1,5 +1,6 @@
 import { itemsOfJson, showItems } from "../content/json-outline.js";
-import { documentRecords, notableItems } from "../content/records.js";
+import { notableItems } from "../content/notable.js";
+import { documentRecords } from "../content/records.js";
 
 /**
  * The lines of a table or YAML document shortened by whole records (content/records.ts): the

@@ -1,6 +1,6 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
 import { itemsOfJson, showItems } from "../content/json-outline.js";
-import { notableItems, notableRecord } from "../content/records.js";
+import { notableItems, notableRecord } from "../content/notable.js";
 import type { ComponentContext, OptionsOf, OutputComponent } from "../pipeline/types.js";
 import { type JsonDocument, parseJsonDocument } from "./json-document.js";
 import { containerMembers, type JsonMember, joinTokens } from "./json-tokens.js";
@@ -15,7 +15,7 @@ interface Crushable {
 
 /**
  * Offload: a tool output that is one JSON array of at least `min_items` items keeps its first
- * `keep_first` and last `keep_last` items and every notable item (content/records.ts: an error
+ * `keep_first` and last `keep_last` items and every notable item (content/notable.ts: an error
  * word, or a status field whose value is not normal), in their original order, as
  * compact JSON followed by ` [k of n items shown]` + T.
  *

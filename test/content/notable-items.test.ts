@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { itemsOfJson, type JsonSpan } from "../../src/content/json-outline.js";
-import { notableItems, notableRecord } from "../../src/content/records.js";
+import { notableItems, notableRecord } from "../../src/content/notable.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 /** The reference: each item's own text read on its own. */

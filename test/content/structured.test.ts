@@ -1,12 +1,8 @@
 import { decode } from "@toon-format/toon";
 import { describe, expect, it } from "vitest";
 import { classifyOutput } from "../../src/content/classify.js";
-import {
-  documentRecords,
-  notableRecord,
-  notableRow,
-  recordsOf,
-} from "../../src/content/records.js";
+import { notableRecord, notableRow } from "../../src/content/notable.js";
+import { documentRecords, recordsOf } from "../../src/content/records.js";
 import { checkFidelity } from "../../src/pipeline/fidelity.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { outputTexts, transcriptOf } from "../support/fact-arbitraries.js";

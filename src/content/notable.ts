@@ -1,0 +1,148 @@
+import type { JsonSpan } from "./json-outline.js";
+
+/*
+ * What makes a record of a tool output notable, so that no reducer drops it: an error word
+ * (`failed`, `timed out`, `OOMKilled`), or a status-like field or column whose value is not
+ * normal (`"phase": "Pending"`, `state=down`, a `READY` of `0/1`). Asked of every record of a
+ * table or YAML document (content/records.ts) and of every item of a JSON array
+ * (record-collapse, smartcrush).
+ */
+
+/**
+ * Error words: a record that mentions one is always kept. Letters, `?` and `\s` only: no match is
+ * longer than its spelling here (notableItems relies on it).
+ */
+const ERROR_WORD =
+  /error|fail|exception|panic|fatal|traceback|crash|backoff|oomkilled|evicted|unhealthy|denied|refused|timed?\s?out|invalid|missing|not\s?found|unavailable|degraded/i;
+/**
+ * A status-like field, in YAML/JSON (`phase: Pending`, `"status": "down"`); a quote before the
+ * name may be there or not, so the match starts at the name.
+ */
+const STATUS_FIELD =
+  /\b(?:status|phase|state|health|healthy|ready|condition|result|outcome|conclusion)["']?[ \t]*[:=][ \t]*["']?([^"',}\s][^"',}\n]*?)["']?[ \t]*(?:[,}]|$)/gim;
+/** No error word matches a text longer than its spelling in ERROR_WORD (letters, `?`, `\s`). */
+const LONGEST_ERROR_WORD = Math.max(...ERROR_WORD.source.split("|").map((word) => word.length));
+/** Values of a status field, or of a table's status column, that are normal. */
+const NORMAL =
+  /^(?:running|succeeded|success|successful|completed?|complete|ready|true|ok|okay|healthy|active|up|passed|pass|enabled|available|bound|established|done|finished|1|yes|none|null|0\/0|\d+\/\d+ running|up .*|exited \(0\).*)$/i;
+
+/**
+ * Whether a record's text carries an error word or a status field whose value is not normal.
+ * Every item of a multi-megabyte API dump is asked, so the fields are read by one pattern's own
+ * loop (no iterator, no copy of the pattern per record).
+ */
+export function notableRecord(text: string): boolean {
+  if (ERROR_WORD.test(text)) return true;
+  STATUS_FIELD.lastIndex = 0;
+  for (let match = STATUS_FIELD.exec(text); match !== null; match = STATUS_FIELD.exec(text)) {
+    const value = (match[1] ?? "").trim();
+    if (value !== "" && !NORMAL.test(value)) return true;
+  }
+  return false;
+}
+
+/**
+ * ERROR_WORD or STATUS_FIELD, whichever starts first (no name of a status starts as an error
+ * word does): one pass reads a text for both, where each pattern's own pass costs about as much.
+ * A status field's match holds its value; an error word's, none (a group around the error words
+ * would cost an eighth of the pass).
+ */
+const NOTABLE_PART = new RegExp(`${ERROR_WORD.source}|${STATUS_FIELD.source}`, "gim");
+
+/**
+ * For each item of a JSON array (content/json-outline.ts: in order, apart only by a comma and
+ * JSON whitespace), whether `notableRecord` holds for its text, from one pass over the items
+ * rather than two passes over each: an API dump has thousands of items. The answers are the
+ * same:
+ * - an error word is letters and at most one whitespace character: it lies within one item;
+ * - a status field starts with a name, after a character that is not a word's: an item's first
+ *   (after `[`, `,` or whitespace) as much as at the start of its own text. Its value has no
+ *   comma, so it ends at most at the comma after the item. Where an item's own text ends, `$`
+ *   ends a field; in the array, after the item come spaces or tabs and then a comma or a line
+ *   end, which end it too, with the same value. The pass stops at the end of the last item,
+ *   which ends as its own text does;
+ * - the pass goes on after a status field of a normal value, as where one item is read; an
+ *   error word that starts within the field (`Up 2 hours (unhealthy)`) is looked for in it, and
+ *   as far past its end as an error word reaches. Every text is read a bounded number of times.
+ */
+export function notableItems(text: string, items: readonly JsonSpan[]): boolean[] {
+  const notable = new Array<boolean>(items.length).fill(false);
+  const first = items[0];
+  const last = items.at(-1);
+  if (first === undefined || last === undefined) return notable;
+  const offset = first.start;
+  const region = text.slice(offset, last.end);
+  const pattern = NOTABLE_PART;
+  // The item a match starts in: matches come in order, so the search goes on from the last one.
+  let item = 0;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(region); match !== null; match = pattern.exec(region)) {
+    const at = match.index;
+    while ((items[item] as JsonSpan).end - offset <= at) item++;
+    const field = match[1];
+    if (field !== undefined) {
+      const value = field.trim();
+      if (value === "" || NORMAL.test(value)) {
+        // A normal field: an error word may start within it (`Up 2 hours (unhealthy)`).
+        const end = pattern.lastIndex;
+        const within = ERROR_WORD.exec(region.slice(at + 1, end - 1 + LONGEST_ERROR_WORD));
+        if (within === null || within.index >= end - at - 1) continue;
+      }
+    }
+    // An error word, or a status that is not normal: the rest of the item is not read.
+    notable[item] = true;
+    pattern.lastIndex = Math.max(pattern.lastIndex, (items[item] as JsonSpan).end - offset);
+  }
+  return notable;
+}
+
+/** Whether a table row is notable: an error word, or a status/ready column that is not normal. */
+export function notableRow(header: string, row: string): boolean {
+  if (ERROR_WORD.test(row)) return true;
+  const columns = statusColumns(header);
+  if (columns.length === 0) return false;
+  const cells = cellsOf(header, row);
+  for (const column of columns) {
+    const cell = (cells[column] ?? "").trim();
+    if (cell === "") continue;
+    const ready = /^(\d+)\/(\d+)$/.exec(cell);
+    if (ready) {
+      if (ready[1] !== ready[2]) return true;
+      continue;
+    }
+    if (!NORMAL.test(cell)) return true;
+  }
+  return false;
+}
+
+const STATUS_HEADER = /^(?:status|phase|state|health|ready|condition|result)$/i;
+
+/** The last header read, and its status-like columns: every row of a table asks for them. */
+let lastHeader: { readonly header: string; readonly columns: readonly number[] } | undefined;
+
+/** Indexes of the header's status-like columns. */
+function statusColumns(header: string): readonly number[] {
+  if (lastHeader?.header === header) return lastHeader.columns;
+  const columns = headerCells(header)
+    .map((cell, index) => (STATUS_HEADER.test(cell.trim()) ? index : -1))
+    .filter((index) => index >= 0);
+  lastHeader = { header, columns };
+  return columns;
+}
+
+function headerCells(header: string): string[] {
+  if (header.includes("\t")) return header.split("\t");
+  if (header.includes("|")) return header.split("|");
+  if (header.includes(",")) return header.split(",");
+  return header.trim().split(/\s{2,}/);
+}
+
+/** A row's cells, by the header's delimiter, or by the header's column starts when aligned. */
+function cellsOf(header: string, row: string): string[] {
+  if (header.includes("\t")) return row.split("\t");
+  if (header.includes("|")) return row.split("|");
+  if (header.includes(",")) return row.split(",");
+  const starts: number[] = [];
+  for (const match of header.matchAll(/\S+(?:\s\S+)*/g)) starts.push(match.index);
+  return starts.map((start, index) => row.slice(start, starts[index + 1] ?? row.length));
+}
