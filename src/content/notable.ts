@@ -15,11 +15,50 @@ import type { JsonSpan } from "./json-outline.js";
 const ERROR_WORD =
   /error|fail|exception|panic|fatal|traceback|crash|backoff|oomkilled|evicted|unhealthy|denied|refused|timed?\s?out|invalid|missing|not\s?found|unavailable|degraded/i;
 /**
- * A status-like field, in YAML/JSON (`phase: Pending`, `"status": "down"`); a quote before the
- * name may be there or not, so the match starts at the name.
+ * A status-like field's name and separator, up to where its value starts (`phase: `,
+ * `"status": "`, `state=`); a quote before the name may be there or not, so the match starts at
+ * the name. The value is read by `fieldAt`.
  */
-const STATUS_FIELD =
-  /\b(?:status|phase|state|health|healthy|ready|condition|result|outcome|conclusion)["']?[ \t]*[:=][ \t]*["']?([^"',}\s][^"',}\n]*?)["']?[ \t]*(?:[,}]|$)/gim;
+const STATUS_NAME =
+  /\b(?:status|phase|state|health|healthy|ready|condition|result|outcome|conclusion)["']?[ \t]*[:=][ \t]*["']?/gim;
+/** What a field's value starts with: not a quote, a comma, a brace or whitespace. */
+const VALUE_START = /^[^"',}\s]/;
+/** What ends a field's value: a quote, a comma, a brace, or a line's end. */
+const VALUE_STOP = /["',}\n\r\u2028\u2029]/g;
+/** Where a status field's value stops, and where the field ends (-1: no field there). */
+interface Field {
+  readonly stop: number;
+  readonly end: number;
+}
+
+/**
+ * The field whose value would start at `from` (after a STATUS_NAME): a value starts with a
+ * character that is not a quote, a comma, a brace or whitespace, and runs to the first quote,
+ * comma, brace or line end (`stop`). It is a field when it ends there, at a comma or brace
+ * (which the field takes), at a line's end or the text's, or at a quote followed, after spaces
+ * or tabs, by one of those; its value is the run without its trailing whitespace. These are the
+ * fields of one pattern, `name["']?[ \t]*[:=][ \t]*["']?([^"',}\s][^"',}\n]*?)["']?[ \t]*(?:[,}]|$)`
+ * with flags `gim`, read without backtracking: that pattern takes time quadratic in a run with no
+ * end to it (a key of `state=` repeated, a value padded with spaces), where this reads each
+ * character a bounded number of times. A value that is no field leaves no field in its run: a
+ * value starting later in the run has the same stop, so the same end (the caller skips them).
+ */
+function fieldAt(text: string, from: number): Field {
+  if (!VALUE_START.test(text.charAt(from))) return { stop: from, end: -1 };
+  VALUE_STOP.lastIndex = from + 1;
+  const stop = VALUE_STOP.exec(text) === null ? text.length : VALUE_STOP.lastIndex - 1;
+  const code = text.charCodeAt(stop);
+  if (code === 0x2c || code === 0x7d) return { stop, end: stop + 1 };
+  if (code !== 0x22 && code !== 0x27) return { stop, end: stop };
+  let after = stop + 1;
+  while (text.charCodeAt(after) === 0x20 || text.charCodeAt(after) === 0x09) after++;
+  const next = text.charCodeAt(after);
+  if (next === 0x2c || next === 0x7d) return { stop, end: after + 1 };
+  if (after === text.length || next === 0x0a || next === 0x0d || next === 0x2028 || next === 0x2029)
+    return { stop, end: after };
+  return { stop, end: -1 };
+}
+
 /** No error word matches a text longer than its spelling in ERROR_WORD (letters, `?`, `\s`). */
 const LONGEST_ERROR_WORD = Math.max(...ERROR_WORD.source.split("|").map((word) => word.length));
 /** Values of a status field, or of a table's status column, that are normal. */
@@ -33,21 +72,30 @@ const NORMAL =
  */
 export function notableRecord(text: string): boolean {
   if (ERROR_WORD.test(text)) return true;
-  STATUS_FIELD.lastIndex = 0;
-  for (let match = STATUS_FIELD.exec(text); match !== null; match = STATUS_FIELD.exec(text)) {
-    const value = (match[1] ?? "").trim();
-    if (value !== "" && !NORMAL.test(value)) return true;
+  const names = STATUS_NAME;
+  // Values starting up to here are no field (fieldAt).
+  let none = -1;
+  names.lastIndex = 0;
+  while (names.exec(text) !== null) {
+    const from = names.lastIndex;
+    if (from <= none) continue;
+    const field = fieldAt(text, from);
+    if (field.end < 0) {
+      none = field.stop;
+      continue;
+    }
+    if (!NORMAL.test(text.slice(from, field.stop).trim())) return true;
+    names.lastIndex = field.end;
   }
   return false;
 }
 
 /**
- * ERROR_WORD or STATUS_FIELD, whichever starts first (no name of a status starts as an error
- * word does): one pass reads a text for both, where each pattern's own pass costs about as much.
- * A status field's match holds its value; an error word's, none (a group around the error words
- * would cost an eighth of the pass).
+ * ERROR_WORD or STATUS_NAME (in its group), whichever starts first (no name of a status starts
+ * as an error word does, nor holds the start of one): one pass reads a text for both, where each
+ * pattern's own pass costs about as much.
  */
-const NOTABLE_PART = new RegExp(`${ERROR_WORD.source}|${STATUS_FIELD.source}`, "gim");
+const NOTABLE_PART = new RegExp(`${ERROR_WORD.source}|(${STATUS_NAME.source})`, "gim");
 
 /**
  * For each item of a JSON array (content/json-outline.ts: in order, apart only by a comma and
@@ -75,16 +123,24 @@ export function notableItems(text: string, items: readonly JsonSpan[]): boolean[
   const pattern = NOTABLE_PART;
   // The item a match starts in: matches come in order, so the search goes on from the last one.
   let item = 0;
+  // Values starting up to here are no field (fieldAt).
+  let none = -1;
   pattern.lastIndex = 0;
   for (let match = pattern.exec(region); match !== null; match = pattern.exec(region)) {
     const at = match.index;
     while ((items[item] as JsonSpan).end - offset <= at) item++;
-    const field = match[1];
-    if (field !== undefined) {
-      const value = field.trim();
-      if (value === "" || NORMAL.test(value)) {
+    if (match[1] !== undefined) {
+      const from = pattern.lastIndex;
+      if (from <= none) continue;
+      const field = fieldAt(region, from);
+      if (field.end < 0) {
+        none = field.stop;
+        continue;
+      }
+      const end = field.end;
+      pattern.lastIndex = end;
+      if (NORMAL.test(region.slice(from, field.stop).trim())) {
         // A normal field: an error word may start within it (`Up 2 hours (unhealthy)`).
-        const end = pattern.lastIndex;
         const within = ERROR_WORD.exec(region.slice(at + 1, end - 1 + LONGEST_ERROR_WORD));
         if (within === null || within.index >= end - at - 1) continue;
       }

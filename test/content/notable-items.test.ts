@@ -128,7 +128,8 @@ describe("notable items of a JSON array", () => {
     const text = `[{"msg": "${"state: up ".repeat(10_000)}", "a": 1}, {"phase": "Failed"}]`;
     const items = itemsOf(text);
     // Characters the patterns are given to read: read again from each of its 10,000 fields,
-    // the value would be read some fifty thousand times over.
+    // the value would be read some fifty thousand times over. Once, it is read by four: the
+    // field's name, where its value stops, whether the value is normal, and the error words in it.
     let read = 0;
     const exec = RegExp.prototype.exec;
     const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (
@@ -143,7 +144,7 @@ describe("notable items of a JSON array", () => {
     } finally {
       spy.mockRestore();
     }
-    expect(read).toBeLessThan(4 * text.length);
+    expect(read).toBeLessThan(5 * text.length);
   });
 
   it.each([

@@ -1,0 +1,91 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { notableRecord } from "../../src/content/notable.js";
+import { PROPERTY_RUNS } from "../support/property-runs.js";
+
+/**
+ * The reference: the fields as one pattern finds them, with backtracking. notableRecord reads
+ * the same fields without it (content/notable.ts, fieldAt).
+ */
+const ERROR_WORD =
+  /error|fail|exception|panic|fatal|traceback|crash|backoff|oomkilled|evicted|unhealthy|denied|refused|timed?\s?out|invalid|missing|not\s?found|unavailable|degraded/i;
+const STATUS_FIELD =
+  /\b(?:status|phase|state|health|healthy|ready|condition|result|outcome|conclusion)["']?[ \t]*[:=][ \t]*["']?([^"',}\s][^"',}\n]*?)["']?[ \t]*(?:[,}]|$)/gim;
+const NORMAL =
+  /^(?:running|succeeded|success|successful|completed?|complete|ready|true|ok|okay|healthy|active|up|passed|pass|enabled|available|bound|established|done|finished|1|yes|none|null|0\/0|\d+\/\d+ running|up .*|exited \(0\).*)$/i;
+
+function referenceNotable(text: string): boolean {
+  if (ERROR_WORD.test(text)) return true;
+  for (const match of text.matchAll(STATUS_FIELD)) {
+    if (!NORMAL.test((match[1] as string).trim())) return true;
+  }
+  return false;
+}
+
+const name = fc.constantFrom("status", "STATE", "phase", "health", "healthy", "Result", "xstate");
+const separator = fc.constantFrom(":", "=", ": ", " = ", '": "', "':'", ':"', "=\t'", ":\u00a0");
+const value = fc.constantFrom(
+  "Running",
+  "up",
+  "Up 2 hours",
+  "ok",
+  "1/1 running",
+  "Pending",
+  "down",
+);
+/** Whitespace of every kind: spaces and tabs, line ends, and what is neither. */
+const space = fc.constantFrom(" ", "  ", "\t", "\n", "\r", "\r\n", "\u2028", "\u2029", "\u00a0");
+/** What may end a field, or seem to: quotes, commas, braces, whitespace. */
+const closer = fc
+  .array(fc.oneof(space, fc.constantFrom('"', "'", ",", "}", "]", "x")), { maxLength: 3 })
+  .map((parts) => parts.join(""));
+const field = fc.tuple(name, separator, value, closer).map((parts) => parts.join(""));
+const piece = fc.oneof(
+  field,
+  name,
+  separator,
+  value,
+  closer,
+  fc.constantFrom("error", "timed", "out", "9", "-", "{", "\\"),
+);
+const text = fc.array(piece, { maxLength: 10 }).map((pieces) => pieces.join(""));
+
+describe("notableRecord", () => {
+  it("reads the fields one backtracking pattern reads, and answers as it does", () => {
+    fc.assert(
+      fc.property(text, (record) => {
+        expect(notableRecord(record)).toBe(referenceNotable(record));
+      }),
+      { numRuns: PROPERTY_RUNS * 20 },
+    );
+  });
+
+  it.each([
+    ['{"status": "down"}', true],
+    ['{"status": "up"  ,"x":1}', false],
+    ["status: 'pending' \t}", true],
+    // A value ends at a quote only where the field ends after it.
+    ['status: "down" x', false],
+    ['status: "down" x, phase: pending', true],
+    // A line's end ends a field, of whatever kind (\r, \u2028), and so does the text's.
+    ["state=bad\rx", true],
+    ["state=bad\u2028", true],
+    ["state=bad", true],
+    // A value does not start with whitespace other than spaces and tabs.
+    ["state=\u00a0bad", false],
+  ])("%j is notable: %s", (record, expected) => {
+    expect(referenceNotable(record)).toBe(expected);
+    expect(notableRecord(record)).toBe(expected);
+  });
+
+  // The reference pattern takes minutes on each of these (time quadratic in the run with no end
+  // to a field); read without backtracking, they are read in a few passes.
+  it.each([
+    ["a key of fields with no end to them", `{"${"state=".repeat(50_000)}x": 1}`, false],
+    ["a value padded with spaces", `{"status": "a${" ".repeat(300_000)}x": 1}`, false],
+    ["a value padded with tabs after a name", `status\t${"\t".repeat(300_000)}x`, false],
+    ["a status after such a run", `{"${"phase=".repeat(50_000)}x": 1, "status": "down"}`, true],
+  ])("answers for %s of 300 kB", (_name, record, expected) => {
+    expect(notableRecord(record)).toBe(expected);
+  });
+});
