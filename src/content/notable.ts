@@ -155,12 +155,14 @@ export function notableItems(text: string, items: readonly JsonSpan[]): boolean[
 /** Whether a table row is notable: an error word, or a status/ready column that is not normal. */
 export function notableRow(header: string, row: string): boolean {
   if (ERROR_WORD.test(row)) return true;
-  const columns = statusColumns(header);
-  if (columns.length === 0) return false;
-  const cells = cellsOf(header, row);
-  for (const column of columns) {
-    const cell = (cells[column] ?? "").trim();
-    if (cell === "") continue;
+  const table = tableHeader(header);
+  if (table.columns.length === 0) return false;
+  const cells = table.delimiter === undefined ? undefined : row.split(table.delimiter);
+  for (const column of table.columns) {
+    const cell = (
+      cells === undefined ? alignedCell(table.starts, row, column) : cells[column]
+    )?.trim();
+    if (cell === undefined || cell === "") continue;
     const ready = /^(\d+)\/(\d+)$/.exec(cell);
     if (ready) {
       if (ready[1] !== ready[2]) return true;
@@ -173,32 +175,40 @@ export function notableRow(header: string, row: string): boolean {
 
 const STATUS_HEADER = /^(?:status|phase|state|health|ready|condition|result)$/i;
 
-/** The last header read, and its status-like columns: every row of a table asks for them. */
-let lastHeader: { readonly header: string; readonly columns: readonly number[] } | undefined;
+/**
+ * A table's header as its rows are read: the delimiter of its cells (a tab, `|` or `,`), else
+ * where its aligned columns start; and which columns are status-like.
+ */
+interface TableHeader {
+  readonly header: string;
+  readonly delimiter: string | undefined;
+  readonly starts: readonly number[];
+  readonly columns: readonly number[];
+}
 
-/** Indexes of the header's status-like columns. */
-function statusColumns(header: string): readonly number[] {
-  if (lastHeader?.header === header) return lastHeader.columns;
-  const columns = headerCells(header)
+/**
+ * The last header read: every row of a table asks for it, so a header is read once a table, not
+ * once a row (a header of thousands of columns over thousands of rows).
+ */
+let lastHeader: TableHeader | undefined;
+
+function tableHeader(header: string): TableHeader {
+  if (lastHeader?.header === header) return lastHeader;
+  const delimiter = ["\t", "|", ","].find((candidate) => header.includes(candidate));
+  const cells = delimiter === undefined ? header.trim().split(/\s{2,}/) : header.split(delimiter);
+  const columns = cells
     .map((cell, index) => (STATUS_HEADER.test(cell.trim()) ? index : -1))
     .filter((index) => index >= 0);
-  lastHeader = { header, columns };
-  return columns;
-}
-
-function headerCells(header: string): string[] {
-  if (header.includes("\t")) return header.split("\t");
-  if (header.includes("|")) return header.split("|");
-  if (header.includes(",")) return header.split(",");
-  return header.trim().split(/\s{2,}/);
-}
-
-/** A row's cells, by the header's delimiter, or by the header's column starts when aligned. */
-function cellsOf(header: string, row: string): string[] {
-  if (header.includes("\t")) return row.split("\t");
-  if (header.includes("|")) return row.split("|");
-  if (header.includes(",")) return row.split(",");
   const starts: number[] = [];
-  for (const match of header.matchAll(/\S+(?:\s\S+)*/g)) starts.push(match.index);
-  return starts.map((start, index) => row.slice(start, starts[index + 1] ?? row.length));
+  if (delimiter === undefined && columns.length > 0) {
+    for (const match of header.matchAll(/\S+(?:\s\S+)*/g)) starts.push(match.index);
+  }
+  lastHeader = { header, delimiter, starts, columns };
+  return lastHeader;
+}
+
+/** Cell `column` of an aligned row: from its column's start to the next one's, if it has one. */
+function alignedCell(starts: readonly number[], row: string, column: number): string | undefined {
+  const start = starts[column];
+  return start === undefined ? undefined : row.slice(start, starts[column + 1] ?? row.length);
 }

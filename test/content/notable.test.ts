@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { notableRecord } from "../../src/content/notable.js";
+import { notableRecord, notableRow } from "../../src/content/notable.js";
+import { documentRecords } from "../../src/content/records.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 /**
@@ -18,6 +19,38 @@ function referenceNotable(text: string): boolean {
   if (ERROR_WORD.test(text)) return true;
   for (const match of text.matchAll(STATUS_FIELD)) {
     if (!NORMAL.test((match[1] as string).trim())) return true;
+  }
+  return false;
+}
+
+/** The reference for a table's rows: the header read again for each row. */
+const STATUS_HEADER = /^(?:status|phase|state|health|ready|condition|result)$/i;
+
+function referenceRow(header: string, row: string): boolean {
+  if (ERROR_WORD.test(row)) return true;
+  const delimiter = ["\t", "|", ","].find((candidate) => header.includes(candidate));
+  const columns = (
+    delimiter === undefined ? header.trim().split(/\s{2,}/) : header.split(delimiter)
+  )
+    .map((cell, index) => (STATUS_HEADER.test(cell.trim()) ? index : -1))
+    .filter((index) => index >= 0);
+  if (columns.length === 0) return false;
+  let cells: string[];
+  if (delimiter !== undefined) cells = row.split(delimiter);
+  else {
+    const starts: number[] = [];
+    for (const match of header.matchAll(/\S+(?:\s\S+)*/g)) starts.push(match.index);
+    cells = starts.map((start, index) => row.slice(start, starts[index + 1] ?? row.length));
+  }
+  for (const column of columns) {
+    const cell = (cells[column] ?? "").trim();
+    if (cell === "") continue;
+    const ready = /^(\d+)\/(\d+)$/.exec(cell);
+    if (ready) {
+      if (ready[1] !== ready[2]) return true;
+      continue;
+    }
+    if (!NORMAL.test(cell)) return true;
   }
   return false;
 }
@@ -87,5 +120,39 @@ describe("notableRecord", () => {
     ["a status after such a run", `{"${"phase=".repeat(50_000)}x": 1, "status": "down"}`, true],
   ])("answers for %s of 300 kB", (_name, record, expected) => {
     expect(notableRecord(record)).toBe(expected);
+  });
+});
+
+/** Header and row cells: names of status columns, values, and what apart them. */
+const headerCell = fc.constantFrom("NAME", "STATUS", "READY", "Phase", "AGE", "X Y", "");
+const rowCell = fc.constantFrom("api", "Running", "1/1", "0/1", "Pending", "up 2 days", "", "a b");
+const apart = fc.constantFrom("  ", "   ", " ", "\t", "|", ",", " | ");
+
+describe("notableRow", () => {
+  it("reads a row's status cells as when its header is read again for each row", () => {
+    const header = fc
+      .tuple(fc.array(fc.tuple(headerCell, apart), { maxLength: 5 }), headerCell)
+      .map(([cells, last]) => cells.map(([cell, gap]) => cell + gap).join("") + last);
+    const row = fc
+      .tuple(fc.array(fc.tuple(rowCell, apart), { maxLength: 6 }), rowCell)
+      .map(([cells, last]) => cells.map(([cell, gap]) => cell + gap).join("") + last);
+    fc.assert(
+      fc.property(header, fc.array(row, { minLength: 1, maxLength: 4 }), (head, rows) => {
+        for (const line of rows) expect(notableRow(head, line)).toBe(referenceRow(head, line));
+      }),
+      { numRuns: PROPERTY_RUNS * 10 },
+    );
+  });
+
+  it("reads a header of thousands of columns once a table, not once a row", () => {
+    // Read again for each row, the header's 24,000 columns over 60,000 rows take about a minute.
+    const header = `NAME  STATUS${"  X".repeat(24_000)}`;
+    const rows = Array.from({ length: 60_000 }, (_, index) =>
+      index === 59_000 ? "b     Pending" : "a     Running",
+    );
+    const found = documentRecords([header, ...rows], "table");
+    expect(found?.records.length).toBe(60_000);
+    expect(found?.notable.filter(Boolean).length).toBe(1);
+    expect(found?.notable[59_000]).toBe(true);
   });
 });
