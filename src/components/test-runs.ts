@@ -63,24 +63,33 @@ const RUNNERS: ReadonlyArray<readonly [RegExp, string]> = [
 
 const PREFIX = /^(?:\w+=\S*\s+|sudo\s+|time\s+|env\s+|nice\s+|timeout\s+(?:-\S+\s+)*\S+\s+)+/;
 
-/** Summary lines only one runner prints, for outputs whose command is unknown. */
+/**
+ * Summary lines only one runner prints, for outputs whose command is unknown. A line's indent is
+ * whitespace that ends no line (`[^\S\n\r\u2028\u2029]*`): with `\s*` every line start would read
+ * on across all the blank lines after it. A summary after blank lines is found all the same, at
+ * the start of its own line.
+ */
 const SIGNATURES: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^=*\s*(?:\d+ \w+(?: \w+)?, )*\d+ (?:passed|failed|errors?)\b.* in [\d.]+s\b.*$/m, "pytest"],
+  [
+    /^=*[^\S\n\r\u2028\u2029]*(?:\d+ \w+(?: \w+)?, )*\d+ (?:passed|failed|errors?)\b.* in [\d.]+s\b.*$/m,
+    "pytest",
+  ],
   [/^Tests:\s+(?:\d+ \w+, )*\d+ total$/m, "js test"],
-  [/^\s*Test Files\s+.*\(\d+\)$/m, "js test"],
+  [/^[^\S\n\r\u2028\u2029]*Test Files\s+.*\(\d+\)$/m, "js test"],
   [/^(?:ok|FAIL)\s+\S+\s+[\d.]+s$/m, "go test"],
   [/^test result: (?:ok|FAILED)\./m, "cargo test"],
   [/^\[INFO\] BUILD (?:SUCCESS|FAILURE)$/m, "maven"],
   [/^BUILD (?:SUCCESSFUL|FAILED) in \S+$/m, "gradle"],
 ];
 
+/** Failure signatures, indented as the summary lines above. */
 const FAILURES: readonly RegExp[] = [
-  /^=*\s*(?:\d+ \w+(?: \w+)?, )*[1-9]\d* (?:failed|errors?)\b.* in [\d.]+s\b/m,
+  /^=*[^\S\n\r\u2028\u2029]*(?:\d+ \w+(?: \w+)?, )*[1-9]\d* (?:failed|errors?)\b.* in [\d.]+s\b/m,
   /^(?:!+ )?Interrupted: [1-9]\d* errors? during collection/m,
   /^FAILED \((?:failures|errors)=\d+/m,
-  /^\s*(?:Tests|Test Suites|Test Files):?\s+(?:\d+ \w+, )*[1-9]\d* failed\b/m,
-  /^\s*[1-9]\d* failing$/m,
-  /^\s*(?:--- )?FAIL\b/m,
+  /^[^\S\n\r\u2028\u2029]*(?:Tests|Test Suites|Test Files):?\s+(?:\d+ \w+, )*[1-9]\d* failed\b/m,
+  /^[^\S\n\r\u2028\u2029]*[1-9]\d* failing$/m,
+  /^[^\S\n\r\u2028\u2029]*(?:--- )?FAIL\b/m,
   /^test result: FAILED\./m,
   /^error(?:\[E\d{4}\])?: /m,
   /\berror TS\d+:/,
