@@ -11,9 +11,14 @@ import { type CommandFilter, dropWhere } from "./filter.js";
  * Notes: `… (4 passed tests)`, `… (2 progress lines)`.
  */
 
-const PASSED = /^\S+::\S.*\sPASSED\b|^PASSED \S+::\S/;
+// A passing test's id (`a.py::test_x`) is checked by a lookahead, which keeps no choices to go
+// back to: `\S+::\S.*` read the rest of the line again from every `::` of a long first word. The
+// id holds no whitespace, so ` PASSED` is still looked for after it, on the same line.
+const PASSED = /^(?=\S+::\S).*\sPASSED\b|^PASSED \S+::\S/;
 const UNITTEST_OK = /^test\w* \([\w.]+\)(?: .*)? \.\.\. ok$/;
-const PROGRESS = /^(?:\S+\.py\s+)?[.sxX]+\s*(?:\[\s*\d+%\])?\s*$/;
+// The spaces before a percentage are read with it, so that a run of spaces after the marks is
+// not split between two `\s*` in every way.
+const PROGRESS = /^(?:\S+\.py\s+)?[.sxX]+(?:\s*\[\s*\d+%\])?\s*$/;
 
 function isRunner(argv: readonly string[]): boolean {
   const [program, subcommand] = argv;
