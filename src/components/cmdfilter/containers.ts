@@ -19,8 +19,10 @@ import type { CommandFilter, LinePlan } from "./filter.js";
  * `… (1 rollout wait)`, `… (3 progress lines)`.
  */
 
+// The spaces before a layer id's colon are read with the colon, so that a run of spaces after
+// the id is not split between two `\s` quantifiers in every way.
 const LAYER =
-  /^\s*(?:[✔⠿\u2800-\u28ff]\s+)?[0-9a-f]{12}\s*:?\s+(?:Pulling fs layer|Waiting|Downloading|Verifying Checksum|Download complete|Extracting|Pull complete|Already exists)/u;
+  /^\s*(?:[✔⠿\u2800-\u28ff]\s+)?[0-9a-f]{12}(?:\s*:)?\s+(?:Pulling fs layer|Waiting|Downloading|Verifying Checksum|Download complete|Extracting|Pull complete|Already exists)/u;
 const BUILDKIT =
   /^#\d+ (?:sha256:[0-9a-f]+ |extracting sha256:|transferring (?:context|dockerfile):)/;
 const LEGACY_BUILD = /^ ---> [0-9a-f]{6,}$|^ ---> Running in |^Removing intermediate container /;
