@@ -10,9 +10,10 @@ import type { FidelityViolation } from "./fidelity.js";
  * - `json`: valid JSON stays valid JSON; it holds the same value, or fewer items with a count
  *   (smartcrush's `[k of n items shown]` after the document);
  * - `yaml`, `table`: every received line, in order, except whole records that are not notable
- *   (content/records.ts), each run of them replaced by one note line with a count (`… (12 more
- *   rows)`); a line dropped from inside a record, a notable record dropped, or records dropped
- *   without a note is a cut record.
+ *   (content/records.ts), each run of them replaced by one note line with its count (`… (12
+ *   more rows)`): the note stands for that many records from where it stands. A line dropped
+ *   from inside a record, a notable record dropped, records dropped without a note, or a note
+ *   whose count is not the records it stands for is a cut record.
  */
 export function checkStructured(
   original: string,
@@ -77,8 +78,15 @@ function checkOutlined(original: string, lines: readonly string[]): FidelityViol
   return shown.shown < shown.of ? undefined : "json_broken";
 }
 
-const NOTE = /^\s*\u2026.*\b[1-9]\d*\b/;
+/** A note for left-out records, and its count: the first number after the ellipsis. */
+const NOTE = /^\s*\u2026\D*?\b([1-9]\d*)\b/;
 
+/**
+ * Whether `lines` are the received document with runs of whole records left out, each for a
+ * note. The note's count says how many records it stands for: every record of a `kubectl get -o
+ * yaml` opens with the same line (`- apiVersion: v1`), as duplicate rows of a table do, so the
+ * line after a note cannot tell where the left-out records end.
+ */
 function checkRecords(
   original: string,
   lines: readonly string[],
@@ -87,22 +95,21 @@ function checkRecords(
   const received = linesOf(original);
   const found = documentRecords(received, kind);
   let at = 0;
-  for (let line = 0; line < lines.length; line++) {
-    const returned = lines[line] as string;
+  for (const returned of lines) {
     if (at < received.length && returned === received[at]) {
       at++;
       continue;
     }
-    // A note stands for one or more whole records that open here.
+    // A note stands for as many whole records as it counts, from the one that opens here.
     const first = found && recordOpeningAt(found.records, at);
-    if (found === undefined || first === undefined || !NOTE.test(returned)) return "record_cut";
-    const next = lines[line + 1];
-    let record = first;
-    do {
+    const note = NOTE.exec(returned);
+    if (found === undefined || first === undefined || note === null) return "record_cut";
+    const last = first + Number(note[1]) - 1;
+    if (last >= found.records.length) return "record_cut";
+    for (let record = first; record <= last; record++) {
       if (found.notable[record]) return "record_cut";
-      at = (found.records[record] as { end: number }).end;
-      record++;
-    } while (record < found.records.length && received[at] !== next);
+    }
+    at = (found.records[last] as { end: number }).end;
   }
   return at === received.length ? undefined : "record_cut";
 }

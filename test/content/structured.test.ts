@@ -183,6 +183,43 @@ describe("the fidelity check keeps records whole", () => {
     expect(checkFidelity(table, returned, "table", [])).toBe(expected);
   });
 
+  // Every pod of `kubectl get -o yaml` opens with the same line, as duplicate rows of a table
+  // do: a note's count says where the records it stands for end.
+  const pods = podsYaml(8, new Set([6]));
+  const podLines = pods.split("\n");
+  /** The pods' lines with pods `from`..`to` (inclusive) replaced by `note`. */
+  const withoutPods = (from: number, to: number, note: string) =>
+    [...podLines.slice(0, 2 + 16 * from), note, ...podLines.slice(2 + 16 * (to + 1))].join("\n");
+  it.each([
+    ["three pods left out, counted", withoutPods(1, 3, "\u2026 (3 more records)"), undefined],
+    [
+      "three pods left out, counted as two",
+      withoutPods(1, 3, "\u2026 (2 more records)"),
+      "record_cut",
+    ],
+    [
+      "two pods left out, counted as three",
+      withoutPods(1, 2, "\u2026 (3 more records)"),
+      "record_cut",
+    ],
+    ["a Pending pod left out, counted", withoutPods(5, 6, "\u2026 (2 more records)"), "record_cut"],
+    ["the last pods left out, counted", withoutPods(7, 7, "\u2026 (1 more record)"), undefined],
+  ])("YAML records that open alike: %s", (_, returned, expected) => {
+    expect(checkFidelity(pods, returned, "yaml", [])).toBe(expected);
+  });
+
+  it.each([
+    ["two of three equal rows left out, counted", 1, 2, "\u2026 (2 more rows)", undefined],
+    ["two of three equal rows left out, counted as one", 1, 2, "\u2026 (1 more row)", "record_cut"],
+  ])("a table of equal rows: %s", (_, from, to, note, expected) => {
+    const rows = KUBECTL_GET.split("\n");
+    const row = rows[1] as string;
+    const table = [rows[0], row, row, row, row, rows.at(-1)].join("\n");
+    const lines = table.split("\n");
+    const returned = [...lines.slice(0, 1 + from), note, ...lines.slice(2 + to)].join("\n");
+    expect(checkFidelity(table, returned, "table", [])).toBe(expected);
+  });
+
   it.each([
     ["cut in the middle", '[{"id":1},{"id":2},...[cut]...{"id":9}]', "json_broken"],
     ["fewer items with a count", '[{"id":1},{"id":9}] [2 of 9 items shown]', undefined],
@@ -219,5 +256,18 @@ describe("structured outputs through the default preset, clean mode", () => {
     expect(returned.match(/phase: Pending/g)).toHaveLength(6);
     for (const index of pending) expect(returned).toContain(`name: api-${index}\n`);
     expect(returned).not.toMatch(/repeated \d+ lines|\(x\d+\)/);
+  });
+
+  it("kubectl get pods -o yaml of 400 pods is shortened by whole pods, keeping the Pending ones", async () => {
+    const pending = new Set([3, 170, 398]);
+    const text = podsYaml(400, pending);
+    const returned = await compactOne("kubectl get pods -o yaml", text);
+    expect(returned.length).toBeLessThan(text.length / 10);
+    expect(returned.match(/phase: Pending/g)).toHaveLength(3);
+    for (const index of pending) expect(returned).toContain(`name: api-${index}\n`);
+    const counts = [...returned.matchAll(/\u2026 \((\d+) more records?\)/g)];
+    const kept = returned.match(/^- apiVersion: v1$/gm)?.length ?? 0;
+    expect(counts.length).toBeGreaterThan(0);
+    expect(kept + counts.reduce((sum, match) => sum + Number(match[1]), 0)).toBe(400);
   });
 });
