@@ -42,8 +42,10 @@ const BRACKET_BAR = /\[(?=[=#>.\- ]{4,}\])[.\- ]*[=#>]/;
 const BLOCK_BAR = /[█▉▊▋▌▍▎▏▓▒░━╸╺■]{3,}/;
 const PERCENT = /\d(?:\.\d+)?\s?%/;
 const RATE = /\d(?:\.\d+)?\s?(?:[kKMGT]i?)?(?:B|b|it)\/s\b|\d\s?s\/it\b/;
+// An eta (`01:23<`) is read from the start of its digits: read from every digit of a run, it
+// would read the rest of the run again from each.
 const COUNT_OR_ETA =
-  /\b\d+(?:\.\d+)?\s?(?:[kKMGT]i?B)?\s?\/\s?\d+(?:\.\d+)?|\beta\b|\d+:\d\d(?::\d\d)?</i;
+  /\b\d+(?:\.\d+)?\s?(?:[kKMGT]i?B)?\s?\/\s?\d+(?:\.\d+)?|\beta\b|(?<!\d)\d+:\d\d(?::\d\d)?</i;
 const TRANSFER =
   /^\s*(?:Downloading|Uploading|Receiving|Resolving|Fetching|Pulling|Extracting|Unpacking)\b/i;
 const SPINNER = /^\s*(?:[|/\\-]|[\u2800-\u28ff◐◓◑◒◴◷◶◵]\s?.*)\s*$/u;
