@@ -48,13 +48,15 @@ const COUNT_OR_ETA =
   /\b\d+(?:\.\d+)?\s?(?:[kKMGT]i?B)?\s?\/\s?\d+(?:\.\d+)?|\beta\b|(?<!\d)\d+:\d\d(?::\d\d)?</i;
 const TRANSFER =
   /^\s*(?:Downloading|Uploading|Receiving|Resolving|Fetching|Pulling|Extracting|Unpacking)\b/i;
-const SPINNER = /^\s*(?:[|/\\-]|[\u2800-\u28ff◐◓◑◒◴◷◶◵]\s?.*)\s*$/u;
+// Read on the line without its trailing white space: a final `\s*` after `.*` would share a run
+// of spaces with it, trying every split of the run.
+const SPINNER = /^\s*(?:[|/\\-]|[\u2800-\u28ff◐◓◑◒◴◷◶◵]\s?.*)$/u;
 const PERCENT_ONLY = /^[\s\d.,:/()[\]|-]*\d(?:\.\d+)?\s?%[\s\d.,:/()[\]%|-]*$/;
 
 /** True for a line that only a terminal redraw needed. */
 export function isProgressLine(line: string): boolean {
   if (ERROR_WORD.test(line) || line.trim() === "") return false;
-  if (SPINNER.test(line) || PERCENT_ONLY.test(line)) return true;
+  if (SPINNER.test(line.trimEnd()) || PERCENT_ONLY.test(line)) return true;
   const bar = BRACKET_BAR.test(line) || BLOCK_BAR.test(line);
   if (bar && (PERCENT.test(line) || RATE.test(line) || COUNT_OR_ETA.test(line))) return true;
   return RATE.test(line) && (TRANSFER.test(line) || PERCENT.test(line) || bar);

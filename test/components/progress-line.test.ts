@@ -105,6 +105,15 @@ describe("isProgressLine", () => {
     );
   });
 
+  // With a trailing `\s*` after `.*`, the spinner pattern took time quadratic in a run of spaces
+  // that a line end (\u2028, which `.` does not cross) cuts short: minutes on each of these.
+  it.each([
+    ["a spinner then spaces then a line end", `⠋${" ".repeat(300_000)}\u2028x`, false],
+    ["a spinner then spaces then a bar", `⠋${" ".repeat(300_000)}\u2028███ 45%`, true],
+  ])("answers for %s (300 kB)", (_name, text, expected) => {
+    expect(isProgressLine(text)).toBe(expected);
+  });
+
   // Read from every digit of the run, the eta pattern took time quadratic in the run: minutes on
   // each of these.
   it.each([
