@@ -34,15 +34,23 @@ export const textclean = {
   },
 } satisfies OutputComponent<"textclean">;
 
+/**
+ * Passes over a text at most. Removing a sequence can join an ESC to the text after it (`ESC ESC
+ * a` → `ESC a`), so a text is cleaned again while a pass changes it; but each pass reads the whole
+ * text, and escapes nested one in another (`ESC ESC ESC 7 7 7`) lose one level a pass: a run of
+ * them would take time quadratic in its length. Terminal output nests one level, rarely two;
+ * what is nested deeper keeps the escapes the last pass left.
+ */
+export const CLEAN_PASSES = 4;
+
 export function cleanText(text: string): string {
-  // Removing a sequence can join an ESC to the text after it (`ESC ESC a` → `ESC a`), so clean
-  // until nothing changes; every pass that changes something shortens the text.
   let current = text;
-  for (;;) {
+  for (let pass = 0; pass < CLEAN_PASSES; pass++) {
     const next = cleanOnce(current);
     if (next === current) return current;
     current = next;
   }
+  return current;
 }
 
 function cleanOnce(text: string): string {

@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cleanText, textclean } from "../../src/components/textclean.js";
+import { CLEAN_PASSES, cleanText, textclean } from "../../src/components/textclean.js";
 import { componentsSchema } from "../../src/config/schema.js";
 import { fakeContext, toolOutputs } from "../support/component-context.js";
+import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 const defaults = componentsSchema.parse({}).textclean;
 const noMinimum = { ...defaults, min_tokens: 0 };
@@ -100,11 +101,126 @@ describe("textclean reaches a fixed point", () => {
       .map((parts) => parts.join(""));
     fc.assert(
       fc.property(text, (value) => {
+        // Escapes nested deeper than the passes keep what the last pass left (below).
+        fc.pre(passesToClean(value) < CLEAN_PASSES);
         const once = cleanText(value);
         expect(cleanText(once)).toBe(once);
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+/**
+ * The reference: one pass of the pattern and the redraws over the whole text, as cleanText
+ * makes each of its passes.
+ */
+const ANSI =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal control codes are the point
+  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[()*+][0-~]|\x1b[ -/]*[0-~]/g;
+
+function referenceCleanOnce(text: string): string {
+  const lines = text.replace(ANSI, "").split("\n");
+  return lines
+    .map((line, position) => {
+      const crlf = position < lines.length - 1 && line.endsWith("\r");
+      const body = crlf ? line.slice(0, -1) : line;
+      if (!body.includes("\r")) return line;
+      const visible = body.split("\r").findLast((segment) => segment !== "") ?? "";
+      return crlf ? `${visible}\r` : visible;
+    })
+    .join("\n");
+}
+
+/** The passes that change `text` before one changes nothing. */
+function passesToClean(text: string): number {
+  let passes = 0;
+  for (let current = text, next = referenceCleanOnce(text); next !== current; passes++) {
+    current = next;
+    next = referenceCleanOnce(current);
+  }
+  return passes;
+}
+
+/** `text` after at most `passes` passes, stopping at one that changes nothing. */
+function cleanedIn(text: string, passes: number): string {
+  let current = text;
+  for (let pass = 0; pass < passes; pass++) {
+    const next = referenceCleanOnce(current);
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+describe("cleanText on nested sequences", () => {
+  /** Escapes, what introduces, continues and ends a sequence, and line ends. */
+  const piece = fc.constantFrom(
+    ESC,
+    ESC,
+    ESC,
+    "\x9b",
+    "[",
+    "]",
+    "P",
+    "_",
+    "(",
+    "+",
+    "7",
+    "m",
+    "1",
+    ";",
+    "?",
+    " ",
+    "/",
+    "\x07",
+    "\\",
+    `${ESC}\\`,
+    `${ESC}[`,
+    `${ESC}]`,
+    "\x9b1",
+    "\r",
+    "\n",
+    "\r\n",
+    "\u2028",
+    "a",
+    "é",
+  );
+  const flat = fc.array(piece, { maxLength: 30 }).map((parts) => parts.join(""));
+  /** Text inside as many ESCs before it as ends after it: sequences that nest. */
+  const nested = fc
+    .tuple(fc.integer({ min: 1, max: 8 }), flat, fc.constantFrom("7", "m", "[m", "\\", "]"))
+    .map(([depth, inside, end]) => ESC.repeat(depth) + inside + end.repeat(depth));
+  const text = fc.array(fc.oneof(flat, nested), { maxLength: 4 }).map((parts) => parts.join(""));
+
+  it("cleans until a pass changes nothing, in at most CLEAN_PASSES passes", () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        const cleaned = cleanText(value);
+        expect(cleaned).toBe(cleanedIn(value, CLEAN_PASSES));
+        if (passesToClean(value) <= CLEAN_PASSES) expect(cleaned).toBe(cleanedIn(value, Infinity));
+      }),
+      { numRuns: PROPERTY_RUNS * 20 },
+    );
+  });
+
+  it.each([
+    [`${ESC}${ESC}7]abc${ESC}7\x07`, ""],
+    [`${ESC}]a${ESC}[31m\x07`, "a\x07"],
+    [`${ESC}${ESC}${ESC}777`, ""],
+    [`${ESC}${ESC}[[m${ESC}\x9b1m`, `${ESC}`],
+  ])("cleans %j to %j", (value, expected) => {
+    expect(cleanText(value)).toBe(expected);
+  });
+
+  // Cleaned until nothing changes, each of these took one pass over the whole text per level of
+  // nesting: time quadratic in the run of ESCs, minutes for each.
+  it.each([
+    ["ESCs then as many 7s", ESC.repeat(200_000) + "7".repeat(200_000), "7"],
+    ["ESCs then as many `[m`s", ESC.repeat(200_000) + "[m".repeat(200_000), "[m"],
+  ])("leaves %s (200,000 of each) nested as the last pass left them", (_name, value, end) => {
+    const left = 200_000 - CLEAN_PASSES;
+    expect(cleanText(value)).toBe(ESC.repeat(left) + end.repeat(left));
   });
 });
 
