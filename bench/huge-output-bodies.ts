@@ -5,15 +5,34 @@
  * is memoised between them) while the same seed gives the same bytes.
  */
 
-export type HugeKind = "make" | "tests" | "jsonl" | "api" | "blob" | "ansi";
+export type HugeKind =
+  | "make"
+  | "tests"
+  | "jsonl"
+  | "api"
+  | "blob"
+  | "ansi"
+  | "yaml"
+  | "table"
+  | "seq";
 /** The kinds a run measures unless told otherwise. */
 export const HUGE_KINDS: readonly HugeKind[] = ["make", "tests", "jsonl", "api"];
 /**
- * Every kind: the default ones, and two whose shape is the hard part — a file printed as one
- * line of base64 (no line to collapse on; only a cut in the middle of the line reduces it) and
- * a coloured progress log (ANSI colours on every line, carriage-return redraws within lines).
+ * Every kind: the default ones, and those whose shape is the hard part — a file printed as one
+ * line of base64 (no line to collapse on; only a cut in the middle of the line reduces it), a
+ * coloured progress log (ANSI colours on every line, carriage-return redraws within lines), the
+ * pods of a cluster as YAML (every record opens with the same line) and as an aligned table
+ * (shortened by whole records, the failing ones kept), and a million short lines (`seq`: the
+ * work of every line, not of every byte).
  */
-export const ALL_HUGE_KINDS: readonly HugeKind[] = [...HUGE_KINDS, "blob", "ansi"];
+export const ALL_HUGE_KINDS: readonly HugeKind[] = [
+  ...HUGE_KINDS,
+  "blob",
+  "ansi",
+  "yaml",
+  "table",
+  "seq",
+];
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -172,6 +191,67 @@ function colouredProgress(bytes: number, next: () => number): string {
   return lines.join("\n");
 }
 
+/** `kubectl get pods -A -o yaml`: every pod opens with `- apiVersion: v1`; a few are Pending. */
+function podsYaml(bytes: number, next: () => number): string {
+  const lines = ["apiVersion: v1", "items:"];
+  let size = 0;
+  for (let index = 0; size < bytes; index++) {
+    const pod = [
+      "- apiVersion: v1",
+      "  kind: Pod",
+      "  metadata:",
+      `    name: ${pick(next, WORDS)}-${index.toString(36)}`,
+      `    namespace: ${pick(next, DIRS)}`,
+      "  spec:",
+      `    nodeName: node-${Math.floor(next() * 40)}`,
+      "  status:",
+      `    phase: ${next() < 0.002 ? "Pending" : "Running"}`,
+      `    podIP: 10.${Math.floor(next() * 250)}.${Math.floor(next() * 250)}.${index % 250}`,
+    ];
+    lines.push(...pod);
+    size += pod.reduce((sum, line) => sum + line.length + 1, 0);
+  }
+  lines.push("kind: List", "metadata:", '  resourceVersion: ""');
+  return lines.join("\n");
+}
+
+/** `kubectl get pods -A`, aligned as kubectl aligns it; a few pods crash-looping. */
+function podsTable(bytes: number, next: () => number): string {
+  const widths = [14, 30, 8, 19, 11];
+  const row = (cells: readonly string[]) =>
+    cells
+      .map((cell, at) => (at < widths.length ? cell.padEnd(widths[at] as number) : cell))
+      .join("");
+  const lines = [row(["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"])];
+  let size = 0;
+  for (let index = 0; size < bytes; index++) {
+    const failing = next() < 0.002;
+    const line = row([
+      pick(next, DIRS),
+      `${pick(next, WORDS)}-${index.toString(36)}`,
+      failing ? "0/1" : "1/1",
+      failing ? "CrashLoopBackOff" : "Running",
+      String(failing ? 1 + Math.floor(next() * 30) : 0),
+      `${1 + Math.floor(next() * 30)}d`,
+    ]);
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join("\n");
+}
+
+/** `seq 1 N`: short lines, one number each. */
+function sequence(bytes: number): string {
+  const lines: string[] = [];
+  let size = 0;
+  for (let number = 1; size < bytes; number++) {
+    const line = String(number);
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join("\n");
+}
+
 /** The command each kind of huge output came from. */
 const COMMANDS: Record<HugeKind, string> = {
   make: "make -j8 all",
@@ -180,6 +260,9 @@ const COMMANDS: Record<HugeKind, string> = {
   api: "curl -s https://k8s.local/api/v1/pods | jq .",
   blob: "base64 -w0 build/app.wasm",
   ansi: "npm ci --color=always",
+  yaml: "kubectl get pods -A -o yaml",
+  table: "kubectl get pods -A",
+  seq: "seq 1 2000000",
 };
 
 /** Characters of output per byte of body where JSON escapes (`\"`, `\u001b`) lengthen it. */
@@ -192,6 +275,9 @@ const HUGE: Record<HugeKind, (bytes: number, next: () => number) => string> = {
   api: apiDump,
   blob: base64Blob,
   ansi: colouredProgress,
+  yaml: podsYaml,
+  table: podsTable,
+  seq: sequence,
 };
 
 /** One of twenty ordinary outputs: a file read, a directory listing, a grep, a git status. */
