@@ -1,6 +1,6 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import { codeAt } from "../text/char-code.js";
+import { codeAt, isBlankCode } from "../text/char-code.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
@@ -68,17 +68,10 @@ function isLongEnoughToDrop(lines: readonly string[], from: number, to: number):
   for (let index = from; index < to; index++) {
     const line = lines[index] as string;
     for (let at = 0; at < line.length; at++) {
-      if (!isBlank(codeAt(line, at)) && ++count >= MIN_REPEAT_CHARS) return true;
+      if (!isBlankCode(codeAt(line, at)) && ++count >= MIN_REPEAT_CHARS) return true;
     }
   }
   return false;
-}
-
-/** Whether a UTF-16 unit is white space as `\s` reads it. */
-function isBlank(code: number): boolean {
-  if (code === 0x20 || (code >= 0x09 && code <= 0x0d)) return true;
-  if (code < 0xa0) return false;
-  return /\s/.test(String.fromCharCode(code));
 }
 
 /**
@@ -91,11 +84,11 @@ function repeatedRunLength(
   ids: Int32Array,
   errors: readonly boolean[],
   at: number,
-  earlier: readonly number[],
+  earlier: Occurrences,
 ): number {
   let best = 0;
-  for (let tried = 0; tried < earlier.length && tried < MAX_CANDIDATES; tried++) {
-    const start = earlier[earlier.length - 1 - tried] as number;
+  let start = earlier.latest[ids[at] as number] as number;
+  for (let tried = 0; start >= 0 && tried < MAX_CANDIDATES; tried++) {
     let length = 0;
     while (
       start + length < at &&
@@ -106,8 +99,19 @@ function repeatedRunLength(
       length++;
     }
     if (length > best) best = length;
+    start = earlier.previous[start] as number;
   }
   return best;
+}
+
+/**
+ * Where each line was met so far, latest first, without an array a line (a log of a million
+ * distinct short lines would make a million): the latest position of each line's id, and for
+ * each position the one before it with the same id (-1: none).
+ */
+interface Occurrences {
+  readonly latest: Int32Array;
+  readonly previous: Int32Array;
 }
 
 type Fate = "kept" | "progress" | "repeated";
@@ -130,18 +134,18 @@ function fates(lines: readonly string[]): Fate[] {
     }
     ids[position] = id;
   }
-  const seen: number[][] = [];
+  const seen: Occurrences = {
+    latest: new Int32Array(idOf.size).fill(-1),
+    previous: new Int32Array(texts.length),
+  };
   const remember = (position: number) => {
     const id = ids[position] as number;
-    const positions = seen[id];
-    if (positions) positions.push(position);
-    else seen[id] = [position];
+    seen.previous[position] = seen.latest[id] as number;
+    seen.latest[id] = position;
   };
   let position = 0;
   while (position < texts.length) {
-    const run = errors[position]
-      ? 0
-      : repeatedRunLength(ids, errors, position, seen[ids[position] as number] ?? []);
+    const run = errors[position] ? 0 : repeatedRunLength(ids, errors, position, seen);
     if (run > 0 && isLongEnoughToDrop(texts, position, position + run)) {
       for (const end = position + run; position < end; position++) {
         fate[candidates[position] as number] = "repeated";

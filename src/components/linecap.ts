@@ -1,6 +1,6 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import { codeAt } from "../text/char-code.js";
+import { codeAt, isBlankCode } from "../text/char-code.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
@@ -118,7 +118,7 @@ export function cutLine(line: string, maxChars: number): string {
 function isLongEnoughToFold(line: string): boolean {
   let count = 0;
   for (let at = 0; at < line.length && count < MIN_REPEAT_CHARS; at++) {
-    if (!/\s/.test(line[at] as string)) count++;
+    if (!isBlankCode(codeAt(line, at))) count++;
   }
   return count >= MIN_REPEAT_CHARS;
 }
@@ -138,7 +138,8 @@ export function capLines(lines: readonly string[], maxChars: number): string[] {
   const written = new Set<string>();
   const capped: string[] = [];
   for (const line of lines) {
-    const occurrences = counts.get(line) ?? 1;
+    // No line is looked up when none repeats (a log of a million distinct short lines).
+    const occurrences = counts.size === 0 ? 1 : (counts.get(line) ?? 1);
     if (occurrences < 2) {
       capped.push(cutLine(line, maxChars));
     } else if (!written.has(line)) {

@@ -14,3 +14,12 @@ export const codeAt = (text: string, at: number): number => charCodeAt.call(text
 
 /** `text.codePointAt(at)`: the code point starting at `at`, undefined past the end. */
 export const pointAt = (text: string, at: number): number | undefined => codePointAt.call(text, at);
+
+const SPACE = /\s/;
+
+/** Whether a UTF-16 unit is white space as `\s` reads it (read by code below U+00A0). */
+export function isBlankCode(code: number): boolean {
+  if (code === 0x20 || (code >= 0x09 && code <= 0x0d)) return true;
+  if (code < 0xa0) return false;
+  return SPACE.test(String.fromCharCode(code));
+}
