@@ -36,6 +36,14 @@ const ERROR_WORD = /error|fail|exception|panic|fatal|traceback|warning/i;
 export const MIN_REPEAT_CHARS = 24;
 /** How many earlier occurrences of a line are tried as the start of a repeated segment. */
 const MAX_CANDIDATES = 32;
+/**
+ * Line comparisons the search for repeated segments may make, per line of the output. A log reads
+ * a few a line (one line repeated a hundred thousand times: about sixteen); an output made so
+ * that each line is compared again with the rest of it (a block of blank lines repeated, never
+ * long enough to drop) would take time quadratic in its lines. Past the budget the rest of the
+ * output is read for progress lines only, its repeats kept.
+ */
+const COMPARISONS_PER_LINE = 256;
 
 // Patterns stay linear on a megabyte-long line: no unbounded scan inside a repeated start.
 const BRACKET_BAR = /\[(?=[=#>.\- ]{4,}\])[.\- ]*[=#>]/;
@@ -62,16 +70,23 @@ export function isProgressLine(line: string): boolean {
   return RATE.test(line) && (TRANSFER.test(line) || PERCENT.test(line) || bar);
 }
 
-/** True when lines `from`..`to` hold at least `MIN_REPEAT_CHARS` non-blank characters. */
-function isLongEnoughToDrop(lines: readonly string[], from: number, to: number): boolean {
-  let count = 0;
-  for (let index = from; index < to; index++) {
+/**
+ * The non-blank characters of the lines before each line, each line counted up to
+ * `MIN_REPEAT_CHARS` (no segment needs more): whether lines `from`..`to` are long enough to drop
+ * is `before[to] - before[from] >= MIN_REPEAT_CHARS`, one subtraction however many blank lines
+ * they hold (read line by line, a run of blank lines was read again from each of its lines).
+ */
+function nonBlankBefore(lines: readonly string[]): Int32Array {
+  const before = new Int32Array(lines.length + 1);
+  for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
-    for (let at = 0; at < line.length; at++) {
-      if (!isBlankCode(codeAt(line, at)) && ++count >= MIN_REPEAT_CHARS) return true;
+    let count = 0;
+    for (let at = 0; at < line.length && count < MIN_REPEAT_CHARS; at++) {
+      if (!isBlankCode(codeAt(line, at))) count++;
     }
+    before[index + 1] = (before[index] as number) + count;
   }
-  return false;
+  return before;
 }
 
 /**
@@ -85,19 +100,19 @@ function repeatedRunLength(
   errors: readonly boolean[],
   at: number,
   earlier: Occurrences,
+  budget: { comparisons: number },
 ): number {
   let best = 0;
   let start = earlier.latest[ids[at] as number] as number;
   for (let tried = 0; start >= 0 && tried < MAX_CANDIDATES; tried++) {
+    // Every run is at least as long as the first comparison that ends it.
+    const limit = Math.min(at - start, ids.length - at, budget.comparisons);
     let length = 0;
-    while (
-      start + length < at &&
-      at + length < ids.length &&
-      ids[start + length] === ids[at + length] &&
-      !errors[at + length]
-    ) {
+    while (length < limit && ids[start + length] === ids[at + length] && !errors[at + length]) {
       length++;
     }
+    budget.comparisons -= length + 1;
+    if (budget.comparisons <= 0) return 0;
     if (length > best) best = length;
     start = earlier.previous[start] as number;
   }
@@ -143,10 +158,18 @@ function fates(lines: readonly string[]): Fate[] {
     seen.previous[position] = seen.latest[id] as number;
     seen.latest[id] = position;
   };
+  const nonBlank = nonBlankBefore(texts);
+  const budget = { comparisons: COMPARISONS_PER_LINE * texts.length };
   let position = 0;
   while (position < texts.length) {
-    const run = errors[position] ? 0 : repeatedRunLength(ids, errors, position, seen);
-    if (run > 0 && isLongEnoughToDrop(texts, position, position + run)) {
+    const run =
+      errors[position] || budget.comparisons <= 0
+        ? 0
+        : repeatedRunLength(ids, errors, position, seen, budget);
+    if (
+      run > 0 &&
+      (nonBlank[position + run] as number) - (nonBlank[position] as number) >= MIN_REPEAT_CHARS
+    ) {
       for (const end = position + run; position < end; position++) {
         fate[candidates[position] as number] = "repeated";
         remember(position);
