@@ -10,30 +10,32 @@ export interface SseEvent {
  * chunks of any size, get back every event completed so far. Lines end in CRLF, LF or CR.
  */
 export class SseParser {
-  #buffer = "";
+  /** The line begun and not yet ended, in the pieces it arrived in: joined once it ends. */
+  #pending: string[] = [];
   #skipLineFeed = false;
   #event: string | undefined;
   #data: string[] = [];
 
   push(chunk: string): SseEvent[] {
-    let text = chunk;
-    if (this.#skipLineFeed && text.startsWith("\n")) text = text.slice(1);
-    this.#skipLineFeed = false;
-    // What is left from earlier chunks holds no line end: search only the new text.
-    const searched = this.#buffer.length;
-    this.#buffer += text;
-    const events: SseEvent[] = [];
     let start = 0;
+    // A CR that ended the last chunk ends its line; an LF that opens this one belongs to it. A
+    // chunk of no text leaves that open.
+    if (this.#skipLineFeed && chunk !== "") {
+      if (codeAt(chunk, 0) === 10 /* \n */) start = 1;
+      this.#skipLineFeed = false;
+    }
+    const events: SseEvent[] = [];
+    // Earlier chunks left no line end behind: only this one is searched.
     for (;;) {
-      const lineEnd = nextLineEnd(this.#buffer, Math.max(start, searched));
+      const lineEnd = nextLineEnd(chunk, start);
       if (lineEnd < 0) break;
-      const line = this.#buffer.slice(start, lineEnd);
-      if (codeAt(this.#buffer, lineEnd) === 13 /* \r */) {
-        if (lineEnd + 1 === this.#buffer.length) {
+      const line = this.#ended(chunk.slice(start, lineEnd));
+      if (codeAt(chunk, lineEnd) === 13 /* \r */) {
+        if (lineEnd + 1 === chunk.length) {
           this.#skipLineFeed = true;
           start = lineEnd + 1;
         } else {
-          start = codeAt(this.#buffer, lineEnd + 1) === 10 ? lineEnd + 2 : lineEnd + 1;
+          start = codeAt(chunk, lineEnd + 1) === 10 ? lineEnd + 2 : lineEnd + 1;
         }
       } else {
         start = lineEnd + 1;
@@ -41,14 +43,13 @@ export class SseParser {
       const event = this.#line(line);
       if (event !== undefined) events.push(event);
     }
-    this.#buffer = this.#buffer.slice(start);
+    if (start < chunk.length) this.#pending.push(chunk.slice(start));
     return events;
   }
 
   /** Events still pending at the end of the stream (a final event without its blank line). */
   end(): SseEvent[] {
-    const rest = this.#buffer;
-    this.#buffer = "";
+    const rest = this.#ended("");
     const events: SseEvent[] = [];
     if (rest !== "") {
       const event = this.#line(rest);
@@ -57,6 +58,15 @@ export class SseParser {
     const last = this.#line("");
     if (last !== undefined) events.push(last);
     return events;
+  }
+
+  /** The whole line whose last piece is `tail`: what came before it in earlier chunks, then it. */
+  #ended(tail: string): string {
+    if (this.#pending.length === 0) return tail;
+    this.#pending.push(tail);
+    const line = this.#pending.join("");
+    this.#pending = [];
+    return line;
   }
 
   #line(line: string): SseEvent | undefined {
