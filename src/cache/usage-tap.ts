@@ -66,8 +66,10 @@ class UsageReader {
   #mode: "json" | "sse" | "skip" | undefined;
   readonly #json: string[] = [];
   #jsonBytes = 0;
-  /** The stream's text after its last line end. */
-  #line = "";
+  /** The stream's text after its last line end, in the pieces it arrived in. */
+  #line: string[] = [];
+  /** The length of `#line`'s pieces together. */
+  #lineLength = 0;
   #usage: Record<string, unknown> | undefined;
 
   constructor(private readonly format: UsageFormat) {}
@@ -94,16 +96,25 @@ class UsageReader {
     return servedUsage(this.format, this.#usage);
   }
 
-  /** Reads the complete lines `text` ends (all of it at the end of the stream). */
+  /**
+   * Reads the complete lines `text` ends (all of it at the end of the stream). Text before the
+   * last line end holds none, so only `text` is searched; a line longer than the bound is dropped.
+   */
   #lines(text: string, last: boolean): void {
-    const joined = this.#line + text;
-    const end = last ? joined.length : Math.max(joined.lastIndexOf("\n"), joined.lastIndexOf("\r"));
+    const end = last ? text.length : Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"));
     if (end < 0) {
-      this.#line = joined.length > MAX_LINE_CHARS ? "" : joined;
+      this.#lineLength += text.length;
+      if (this.#lineLength > MAX_LINE_CHARS) {
+        this.#line = [];
+        this.#lineLength = 0;
+      } else this.#line.push(text);
       return;
     }
-    const complete = joined.slice(0, end);
-    this.#line = joined.slice(end + 1);
+    this.#line.push(text.slice(0, end));
+    const complete = this.#line.join("");
+    const rest = text.slice(end + 1);
+    this.#line = [rest];
+    this.#lineLength = rest.length;
     if (!complete.includes('"usage"')) return;
     for (const line of complete.split(/\r\n|\r|\n/)) {
       if (line.startsWith("data:") && line.includes('"usage"')) this.#data(line.slice(5));
