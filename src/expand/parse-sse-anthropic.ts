@@ -124,8 +124,9 @@ export class AnthropicStream extends TypedEventStream {
           this.fail();
           return;
         }
-        const citations = Array.isArray(block.citations) ? block.citations : [];
-        block.citations = [...citations, delta.citation];
+        // The array is the block's own (parsed from its start event, or made here): it grows.
+        if (Array.isArray(block.citations)) block.citations.push(delta.citation);
+        else block.citations = [delta.citation];
         return;
       }
       case "input_json_delta": {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { StreamOpening } from "../../src/expand/parse-sse.js";
 import {
@@ -6,6 +7,8 @@ import {
   expandCall,
   openaiEvents,
 } from "../support/model-replies.js";
+import { PROPERTY_RUNS } from "../support/property-runs.js";
+import type { ScriptedEvent } from "../support/scripted-upstream.js";
 import { readStream } from "../support/stream-read.js";
 
 const read = readStream;
@@ -146,5 +149,75 @@ describe("Anthropic stream aggregation", () => {
   ])("cannot aggregate %s", (_, events) => {
     const result = read("anthropic", events);
     expect(result.turn).toBeUndefined();
+  });
+});
+
+/** A text block that starts with `start`'s fields, then takes `deltas`, in a whole stream. */
+function textBlockEvents(
+  start: Record<string, unknown>,
+  deltas: readonly Record<string, unknown>[],
+): ScriptedEvent[] {
+  const event = (type: string, data: Record<string, unknown> = {}): ScriptedEvent => ({
+    event: type,
+    data: { type, ...data },
+  });
+  return [
+    event("message_start", { message: { id: "msg_1", role: "assistant", content: [] } }),
+    event("content_block_start", { index: 0, content_block: { type: "text", ...start } }),
+    ...deltas.map((delta) => event("content_block_delta", { index: 0, delta })),
+    event("content_block_stop", { index: 0 }),
+    event("message_delta", { delta: { stop_reason: "end_turn" } }),
+    event("message_stop"),
+  ];
+}
+
+describe("Anthropic citations", () => {
+  it("gathers a text block's citations: those it started with, then each delta's, in order", () => {
+    // Values as JSON gives them back (no -0).
+    const citation = fc.oneof(
+      fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown),
+      fc.constant({ type: "char_location", cited_text: "x" }),
+    );
+    const delta = fc.oneof(
+      citation.map((value) => ({ type: "citations_delta", citation: value })),
+      fc.string({ minLength: 1 }).map((text) => ({ type: "text_delta", text })),
+    );
+    const started = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.array(citation, { maxLength: 3 }),
+      fc.dictionary(fc.string(), citation),
+    );
+    fc.assert(
+      fc.property(started, fc.array(delta, { maxLength: 12 }), (initial, deltas) => {
+        const cited = deltas.flatMap((each) => ("citation" in each ? [each.citation] : []));
+        const texts = deltas.flatMap((each) => ("text" in each ? [each.text] : []));
+        const start = { text: "a", ...(initial === undefined ? {} : { citations: initial }) };
+        const block: Record<string, unknown> = { type: "text", ...start };
+        block.text = ["a", ...texts].join("");
+        if (cited.length > 0) {
+          const before = Array.isArray(initial) ? initial : [];
+          block.citations = [...before, ...cited];
+        }
+        const turn = read("anthropic", textBlockEvents(start, deltas)).turn;
+        expect(turn).toEqual({ message: { role: "assistant", content: [block] }, toolUses: [] });
+      }),
+      { numRuns: PROPERTY_RUNS },
+    );
+  });
+
+  // Copied whole for each delta, the citations took time quadratic in their number: about a
+  // minute for these.
+  it("gathers 60,000 citations of one text block", () => {
+    const citations = Array.from({ length: 60_000 }, (_, index) => ({
+      type: "char_location",
+      start_char_index: index,
+    }));
+    const deltas = citations.map((citation) => ({ type: "citations_delta", citation }));
+    const turn = read("anthropic", textBlockEvents({ text: "cited" }, deltas)).turn;
+    expect(turn).toEqual({
+      message: { role: "assistant", content: [{ type: "text", text: "cited", citations }] },
+      toolUses: [],
+    });
   });
 });
