@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 import type { JsonSpan } from "./json-outline.js";
 
 /*
@@ -47,12 +48,12 @@ function fieldAt(text: string, from: number): Field {
   if (!VALUE_START.test(text.charAt(from))) return { stop: from, end: -1 };
   VALUE_STOP.lastIndex = from + 1;
   const stop = VALUE_STOP.exec(text) === null ? text.length : VALUE_STOP.lastIndex - 1;
-  const code = text.charCodeAt(stop);
+  const code = codeAt(text, stop);
   if (code === 0x2c || code === 0x7d) return { stop, end: stop + 1 };
   if (code !== 0x22 && code !== 0x27) return { stop, end: stop };
   let after = stop + 1;
-  while (text.charCodeAt(after) === 0x20 || text.charCodeAt(after) === 0x09) after++;
-  const next = text.charCodeAt(after);
+  while (codeAt(text, after) === 0x20 || codeAt(text, after) === 0x09) after++;
+  const next = codeAt(text, after);
   if (next === 0x2c || next === 0x7d) return { stop, end: after + 1 };
   if (after === text.length || next === 0x0a || next === 0x0d || next === 0x2028 || next === 0x2029)
     return { stop, end: after };
