@@ -40,6 +40,27 @@ export class SizedMemo<V> {
     this.#admit(key, value);
   }
 
+  /**
+   * Changes the value held for `key` in place by `change` and counts it again at its new size
+   * (read before and after, so `sizeOf` must be cheap): a map that gains an entry stays
+   * accounted for without being copied. False, and `change` is not called, when nothing is held.
+   * A value grown past half the budget is dropped.
+   */
+  update(key: string, change: (value: V) => void): boolean {
+    const young = this.#young.get(key);
+    const value = young ?? this.#old.get(key);
+    if (value === undefined) return false;
+    if (young !== undefined) {
+      this.#young.delete(key);
+      this.#youngSize -= this.sizeOf(key, value);
+    } else {
+      this.#old.delete(key);
+    }
+    change(value);
+    this.#admit(key, value);
+    return true;
+  }
+
   /** Entries held in both generations. */
   get size(): number {
     return this.#young.size + this.#old.size;

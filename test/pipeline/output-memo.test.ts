@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutputMemo } from "../../src/pipeline/output-memo.js";
+import { type MemoEntry, OutputMemo } from "../../src/pipeline/output-memo.js";
 import { TokenCounter } from "../../src/pipeline/tokens.js";
 
 describe("OutputMemo", () => {
@@ -24,6 +24,51 @@ describe("OutputMemo", () => {
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThanOrEqual(4);
     expect(kept).toEqual(texts.slice(texts.length - kept.length).reverse());
+  });
+
+  it("keeps the results of one text for tens of thousands of calls", () => {
+    // Each result for the text once copied and measured all the text's earlier ones: 20,000
+    // calls took over a minute.
+    const memo = new OutputMemo(32 * 1024 * 1024);
+    const calls = Array.from({ length: 20_000 }, (_, i) => `log\u0000Bash\u0000echo ${i}`);
+    for (const [i, call] of calls.entries()) {
+      memo.set("cmdfilter\u0000full", "ok", call, { text: `${i}`, stashes: [] });
+    }
+    const texts = calls.map((call) => memo.get("cmdfilter\u0000full", "ok", call)?.text);
+    expect(texts).toEqual(calls.map((_, i) => `${i}`));
+  });
+
+  it("stays within its budget as one text's results grow", () => {
+    const budget = 100_000;
+    const memo = new OutputMemo(budget);
+    const texts = Array.from({ length: 4 }, (_, i) => `${i}`.padEnd(2_000, "o"));
+    const written: [string, string, MemoEntry][] = [];
+    for (let call = 0; call < 500; call++) {
+      for (const text of texts) {
+        const entry = {
+          text: `${call}`.padEnd(20, "r"),
+          stashes: [
+            { key: `k${call}`, value: `${call}`.padEnd(50, "s") },
+            { key: "t", value: text },
+          ],
+        };
+        memo.set("extract\u0000full", text, `${call}`, entry);
+        written.push([text, `${call}`, entry]);
+      }
+    }
+    // As the memo counts them: each text held once, each result with its stashes but the text.
+    const held = new Set<string>();
+    let size = 0;
+    for (const [text, call, entry] of written) {
+      if (memo.get("extract\u0000full", text, call) !== entry) continue;
+      if (!held.has(text)) size += text.length + 64;
+      held.add(text);
+      size += 20 + 64 + 50;
+    }
+    expect(size).toBeGreaterThan(budget / 4);
+    expect(size).toBeLessThanOrEqual(budget);
+    const last = written.at(-1) as [string, string, MemoEntry];
+    expect(memo.get("extract\u0000full", last[0], last[1])).toBe(last[2]);
   });
 
   it("does not keep a text larger than half its budget", () => {

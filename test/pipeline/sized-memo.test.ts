@@ -36,6 +36,17 @@ describe("SizedMemo", () => {
     expect(memo.get("cold-199".padEnd(40, "."))).toBe(199);
   });
 
+  it("changes a held value in place, and drops it once it grows past half the budget", () => {
+    const memo = new SizedMemo<string[]>(100, (key, words) => key.length + words.join("").length);
+    expect(memo.update("a", () => expect.unreachable())).toBe(false);
+    memo.set("a", ["x".repeat(20)]);
+    memo.set("b", ["y".repeat(20)]);
+    expect(memo.update("a", (words) => words.push("z".repeat(20)))).toBe(true);
+    expect([memo.get("a")?.length, memo.get("b")?.length]).toEqual([2, 1]);
+    expect(memo.update("a", (words) => words.push("z".repeat(10)))).toBe(true);
+    expect([memo.get("a"), memo.get("b")?.length]).toEqual([undefined, 1]);
+  });
+
   it("never holds more than its budget, whatever the order of sets and gets", () => {
     const operation = fc.tuple(fc.boolean(), fc.string({ maxLength: 60 }));
     fc.assert(
@@ -53,6 +64,37 @@ describe("SizedMemo", () => {
           let total = 0;
           for (const [candidate, value] of held) {
             if (memo.get(candidate) !== undefined) total += candidate.length + value.length;
+          }
+          expect(total).toBeLessThanOrEqual(budget);
+        }
+      }),
+    );
+  });
+
+  it("never holds more than its budget while values grow in place", () => {
+    const operation = fc.tuple(
+      fc.constantFrom("set", "get", "update"),
+      fc.string({ maxLength: 8 }),
+    );
+    const sizeOf = (key: string, words: string[]) => key.length + words.join("").length;
+    fc.assert(
+      fc.property(fc.integer({ min: 10, max: 400 }), fc.array(operation), (budget, operations) => {
+        const memo = new SizedMemo<string[]>(budget, sizeOf);
+        const held = new Map<string, string[]>();
+        for (const [kind, key] of operations) {
+          if (kind === "set") {
+            const words = [key];
+            memo.set(key, words);
+            held.set(key, words);
+          } else if (kind === "update") {
+            memo.update(key, (words) => words.push(key.repeat(3)));
+          } else {
+            const words = memo.get(key);
+            if (words !== undefined) expect(words).toBe(held.get(key));
+          }
+          let total = 0;
+          for (const [candidate, words] of held) {
+            if (memo.get(candidate) !== undefined) total += sizeOf(candidate, words);
           }
           expect(total).toBeLessThanOrEqual(budget);
         }
