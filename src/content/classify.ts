@@ -1,4 +1,3 @@
-import { commandOf } from "../components/cmdfilter/command.js";
 import { SizedMemo } from "../pipeline/sized-memo.js";
 import type { ToolCall } from "../wire/types.js";
 import { classOfCall } from "./class-by-call.js";
@@ -18,35 +17,27 @@ export function classifyOutput(text: string, call: ToolCall | undefined): Conten
 }
 
 /**
- * Classes by output text, then by call, within `maxChars`: agents re-send the same outputs every
- * turn, and reading the shape of a long one costs a scan of it. The compactor holds one within
- * its memo budget (`limits.memo_bytes`).
+ * Classes of outputs, their shapes remembered by text within `maxChars`: agents re-send the same
+ * outputs every turn, and reading the shape of a long one costs a scan of it. The call decides
+ * before the shape is read, so what is remembered of a text is its shape alone, whatever calls
+ * it came from. The compactor holds one within its memo budget (`limits.memo_bytes`).
  */
 export class ContentClasses {
-  readonly #memo: SizedMemo<Map<string, ContentClass>>;
+  readonly #shapes: SizedMemo<ContentClass | null>;
 
   constructor(maxChars: number) {
-    this.#memo = new SizedMemo(maxChars, (text, byCall) => text.length + 64 * byCall.size);
+    this.#shapes = new SizedMemo(maxChars, (text) => text.length + 64);
   }
 
-  /** The class of `text` given by `call`: classifyOutput, remembered. */
+  /** The class of `text` given by `call`: classifyOutput, with the shape remembered. */
   readonly of = (text: string, call: ToolCall | undefined): ContentClass => {
-    const key = callKey(call);
-    const held = this.#memo.get(text);
-    const known = held?.get(key);
-    if (known !== undefined) return known;
-    const decided = classifyOutput(text, call);
-    // A new map, so the memo accounts for its size as it grows.
-    const byCall = new Map(held);
-    byCall.set(key, decided);
-    this.#memo.set(text, byCall);
-    return decided;
+    const byCall = classOfCall(call);
+    if (byCall !== undefined && byCall !== "shell") return byCall;
+    let shape = this.#shapes.get(text);
+    if (shape === undefined) {
+      shape = classOfShape(text) ?? null;
+      this.#shapes.set(text, shape);
+    }
+    return shape ?? (byCall === "shell" ? "log" : "text");
   };
-}
-
-/** What the class depends on besides the text: the tool's name and the command it ran. */
-function callKey(call: ToolCall | undefined): string {
-  if (!call) return "";
-  const command = commandOf(call);
-  return command === undefined ? call.name : `${call.name}\u0000${command}`;
 }
