@@ -1,11 +1,11 @@
 import { isStructuredClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
 import { splitLines } from "../text/lines.js";
-import type { ToolOutput } from "../wire/types.js";
+import type { ToolCall, ToolOutput } from "../wire/types.js";
 import { commandOf, commandsOf } from "./cmdfilter/command.js";
 import { collapseFacts } from "./cmdfilter/fact-collapse.js";
 import { applyPlan } from "./cmdfilter/filter.js";
-import { filterFor } from "./cmdfilter/index.js";
+import { filterFor, type Selection } from "./cmdfilter/index.js";
 import { isListing } from "./cmdfilter/search.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
@@ -32,24 +32,55 @@ export const cmdfilter: OutputComponent<"cmdfilter"> = {
   reachesBack: false,
   bounds: false,
   reduce(output, options, context) {
-    const command = commandOf(output.call);
-    if (command === undefined || output.contentClass === "file") return undefined;
+    const reading = output.call && readingOf(output.call);
+    if (reading === undefined || output.contentClass === "file") return undefined;
     // Structured documents are shortened by whole records only (collapse, smartcrush).
     if (isStructuredClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
-    const kept = filtered(output, command);
+    const kept = filtered(output, reading);
     if (!kept) return undefined;
     return withMarkerLine(kept.join("\n"), context.marker(output.text));
   },
 };
 
-function filtered(output: ToolOutput, command: string): string[] | undefined {
+/** What cmdfilter reads of a call's command, each part once it is needed. */
+interface CommandReading {
+  readonly command: string;
+  /** Every command lists paths (`ls`, `find`, …), so its search results are paths alone. */
+  listing?: boolean;
+  /** The filter for the command, null when none fits. */
+  selection?: Selection | null;
+}
+
+/**
+ * Readings of the calls seen so far: many outputs may answer one call, and its command may be
+ * long, so it is read once a call. Held only while the call itself is.
+ */
+const readings = new WeakMap<ToolCall, CommandReading | null>();
+
+function readingOf(call: ToolCall): CommandReading | undefined {
+  let reading = readings.get(call);
+  if (reading === undefined) {
+    const command = commandOf(call);
+    reading = command === undefined ? null : { command };
+    readings.set(call, reading);
+  }
+  return reading ?? undefined;
+}
+
+function filtered(output: ToolOutput, reading: CommandReading): string[] | undefined {
   const lines = splitLines(output.text);
   const { contentClass } = output;
   if (contentClass === "search" || contentClass === "diff") {
-    const commands = commandsOf(command);
-    return collapseFacts(lines, contentClass, commands.length > 0 && commands.every(isListing));
+    reading.listing ??= isListingCommand(reading.command);
+    return collapseFacts(lines, contentClass, reading.listing);
   }
-  const selection = filterFor(command);
-  return selection && applyPlan(lines, selection.filter.plan(lines, selection.argv));
+  reading.selection ??= filterFor(reading.command) ?? null;
+  const { selection } = reading;
+  return selection ? applyPlan(lines, selection.filter.plan(lines, selection.argv)) : undefined;
+}
+
+function isListingCommand(command: string): boolean {
+  const commands = commandsOf(command);
+  return commands.length > 0 && commands.every(isListing);
 }

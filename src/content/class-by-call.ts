@@ -37,8 +37,21 @@ export function isReadTool(name: string): boolean {
   return READ_TOOLS.test(name);
 }
 
+/**
+ * Classes of the calls read so far, each read once: many outputs may answer one call, and its
+ * command may be long. Held only while the call itself is.
+ */
+const classes = new WeakMap<ToolCall, CallClass | undefined>();
+
 export function classOfCall(call: ToolCall | undefined): CallClass | undefined {
   if (!call) return undefined;
+  if (classes.has(call)) return classes.get(call);
+  const found = readCall(call);
+  classes.set(call, found);
+  return found;
+}
+
+function readCall(call: ToolCall): CallClass | undefined {
   if (isReadTool(call.name)) return "file";
   if (SEARCH_TOOLS.test(call.name)) return "search";
   const command = commandOf(call);

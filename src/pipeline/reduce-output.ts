@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
 import { markerIds } from "../expand/markers.js";
 import type { StashEntry } from "../store/types.js";
-import type { ToolOutput } from "../wire/types.js";
+import type { ToolCall, ToolOutput } from "../wire/types.js";
 import type { PipelineDeps } from "./run.js";
 import type { Component, ComponentContext } from "./types.js";
 
@@ -41,16 +42,40 @@ export async function reduceOutput(
 
 /**
  * The memo key of an output's call: what output-scoped components may read of it, the tool's
- * name and the shell command it ran (`command` or `cmd`, a string or an argv array), and the
- * content class decided from the received text.
+ * name and the shell command it ran (`command` or `cmd`, a string or an argv array; a long one
+ * by its digest), and the content class decided from the received text.
  */
 function callKeyOf(output: ToolOutput): string {
-  return `${output.contentClass}\u0000${callOf(output)}`;
+  return `${output.contentClass}\u0000${output.call ? callOf(output.call) : ""}`;
 }
 
-function callOf(output: ToolOutput): string {
-  const { call } = output;
-  if (!call) return "";
+/**
+ * Keys of the calls seen so far, each built once: many outputs may answer one call. Held only
+ * while the call itself is.
+ */
+const callKeys = new WeakMap<ToolCall, string>();
+
+/**
+ * A call key longer than this stands in the memo as the SHA-256 of its UTF-16 code units (which,
+ * unlike UTF-8, keep every lone surrogate apart), so comparing keys costs the same however long
+ * the command.
+ */
+const LONG_KEY = 1024;
+
+function callOf(call: ToolCall): string {
+  let key = callKeys.get(call);
+  if (key === undefined) {
+    const text = callText(call);
+    key =
+      text.length > LONG_KEY
+        ? `\u0001${createHash("sha256").update(text, "utf16le").digest("base64")}`
+        : text;
+    callKeys.set(call, key);
+  }
+  return key;
+}
+
+function callText(call: ToolCall): string {
   const input = call.input as { command?: unknown; cmd?: unknown } | null | undefined;
   const command =
     typeof input === "object" && input !== null ? (input.command ?? input.cmd) : undefined;
