@@ -23,13 +23,20 @@ const decoders: Readonly<Record<string, Decoder>> = {
 };
 
 /**
- * Request bodies sent with `content-encoding: gzip`, `deflate` or `br` (several, in the order
- * they were applied) are decompressed before the route reads them, to at most `maxBytes`
- * (`413` beyond, as for a plain body over the limit). The route then sees a plain body without
- * `content-encoding`, and answers it as it answers any other; its compacted answer goes back
- * uncompressed. A body whose coding is unknown or whose bytes do not decompress is answered at
- * once with its own bytes under its own `content-encoding`, so nothing is lost and nothing is
- * mislabelled: the caller keeps its original.
+ * Codings one body may stack. Clients compress once; a second layer (`gzip, br`) is taken, but
+ * each layer is a decompression of up to the body limit, and a header may name thousands.
+ */
+const MAX_CODINGS = 2;
+
+/**
+ * Request bodies sent with `content-encoding: gzip`, `deflate` or `br` (at most `MAX_CODINGS`,
+ * in the order they were applied) are decompressed before the route reads them, to at most
+ * `maxBytes` (`413` beyond, as for a plain body over the limit). The route then sees a plain body
+ * without `content-encoding`, and answers it as it answers any other; its compacted answer goes
+ * back uncompressed. A body whose coding is unknown, whose codings are more than `MAX_CODINGS`,
+ * or whose bytes do not decompress is answered at once with its own bytes under its own
+ * `content-encoding`, so nothing is lost and nothing is mislabelled: the caller keeps its
+ * original.
  */
 export function decodeBody(maxBytes: number): MiddlewareHandler {
   return async (c, next) => {
@@ -41,6 +48,7 @@ export function decodeBody(maxBytes: number): MiddlewareHandler {
       .filter((coding) => coding !== "" && coding !== "identity");
     if (codings.length === 0) return next();
     const received = new Uint8Array(await c.req.arrayBuffer());
+    if (codings.length > MAX_CODINGS) return asReceived(c, received, header);
     let decoded: Uint8Array<ArrayBufferLike> = received;
     try {
       for (const coding of codings.toReversed()) {

@@ -6,6 +6,7 @@ import { TEST_HASH_KEY } from "../support/hash-key.js";
 
 const body = openaiBody(MASKABLE_OUTPUTS);
 const plain = Buffer.from(body);
+const threeLayers = gzipSync(brotliCompressSync(gzipSync(plain)));
 // Decided whole (§4a), so the older outputs are masked and the body is compacted.
 const session = { "x-context-guru-session": "encoded-bodies", "x-context-guru-cache": "cold" };
 
@@ -17,6 +18,8 @@ describe("POST /compact with a content-encoded body", () => {
     ["deflate", deflateRawSync(plain)],
     ["br", brotliCompressSync(plain)],
     ["gzip, br", brotliCompressSync(gzipSync(plain))],
+    ["gzip, gzip", gzipSync(gzipSync(plain))],
+    ["identity, deflate, identity, gzip", gzipSync(deflateSync(plain))],
   ])("%s is decompressed and compacted like the plain body", async (coding, encoded) => {
     // One deployment's key, so both apps write the same marker ids.
     const deployment = { store: { hash_key: TEST_HASH_KEY } };
@@ -46,6 +49,8 @@ describe("POST /compact with a content-encoded body", () => {
     ["an unknown coding", "compress", Buffer.from("\x1f\x9d\x90not-really-lzw")],
     ["bytes that do not decompress", "gzip", Buffer.from("this is not gzip at all")],
     ["one unknown coding among known ones", "gzip, compress", gzipSync(plain)],
+    // Each layer would be a decompression of up to the body limit; no client stacks three.
+    ["three codings, more than a client stacks", "gzip, br, gzip", threeLayers],
   ])("%s comes back as its own bytes under its own content-encoding", async (_, coding, bytes) => {
     const { app } = testApp();
     const response = await postCompact(app, bytes, { headers: { "content-encoding": coding } });
