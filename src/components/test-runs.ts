@@ -108,6 +108,15 @@ const detected = new SizedMemo<Map<string, TestRun | null>>(
 );
 
 /**
+ * Runs by command line: many outputs may answer one call, and its command may be long, so a
+ * command is read once, not once an output.
+ */
+const runsByCommand = new SizedMemo<{ family: string; target: string } | null>(
+  4 * 1024 * 1024,
+  (command) => command.length + 64,
+);
+
+/**
  * The test/build run this output records, or undefined when it is not one. A call that ran no
  * shell command (a file read, an API call) is never a run; output signatures are read only when
  * the call is unknown.
@@ -118,13 +127,21 @@ export function detectRun(output: ToolOutput): TestRun | undefined {
   const key = `${output.isError ? "!" : ""}${command ?? ""}`;
   const known = detected.get(output.text)?.get(key);
   if (known !== undefined) return known ?? undefined;
-  const found = command === undefined ? signatureRun(output.text) : commandRun(command);
+  const found = command === undefined ? signatureRun(output.text) : knownRun(command);
   const run = found === undefined ? undefined : withOutcome(found, output);
-  // A new map, so the memo accounts for its size as it grows.
-  const byCommand = new Map(detected.get(output.text));
-  byCommand.set(key, run ?? null);
-  detected.set(output.text, byCommand);
+  // Added in place, the text's detections counted again at their new size.
+  const added = detected.update(output.text, (byCommand) => byCommand.set(key, run ?? null));
+  if (!added) detected.set(output.text, new Map([[key, run ?? null]]));
   return run;
+}
+
+/** commandRun, remembered by command line. */
+function knownRun(command: string): { family: string; target: string } | undefined {
+  const known = runsByCommand.get(command);
+  if (known !== undefined) return known ?? undefined;
+  const found = commandRun(command);
+  runsByCommand.set(command, found ?? null);
+  return found;
 }
 
 /**
