@@ -69,15 +69,18 @@ function readingOf(call: ToolCall): CommandReading | undefined {
 }
 
 function filtered(output: ToolOutput, reading: CommandReading): string[] | undefined {
-  const lines = splitLines(output.text);
   const { contentClass } = output;
   if (contentClass === "search" || contentClass === "diff") {
     reading.listing ??= isListingCommand(reading.command);
-    return collapseFacts(lines, contentClass, reading.listing);
+    return collapseFacts(splitLines(output.text), contentClass, reading.listing);
   }
   reading.selection ??= filterFor(reading.command) ?? null;
   const { selection } = reading;
-  return selection ? applyPlan(lines, selection.filter.plan(lines, selection.argv)) : undefined;
+  // The output is split only for a filter: a million lines of a command no filter reads (`seq`)
+  // take a third of a second to split.
+  if (!selection) return undefined;
+  const lines = splitLines(output.text);
+  return applyPlan(lines, selection.filter.plan(lines, selection.argv));
 }
 
 function isListingCommand(command: string): boolean {
