@@ -31,11 +31,10 @@ export const collapse = {
       return shown && markedPhrase(shown, context.marker(text));
     }
     const finalNewline = text.endsWith("\n");
-    const lines = linesOf(text);
-    const omitted = lines.length - options.head_lines - options.tail_lines;
-    if (omitted <= 0) return undefined;
-    if (!context.atLeastTokens(text, budget + 1)) return undefined;
     if (contentClass === "yaml" || contentClass === "table") {
+      const lines = linesOf(text);
+      if (lines.length <= options.head_lines + options.tail_lines) return undefined;
+      if (!context.atLeastTokens(text, budget + 1)) return undefined;
       const marker = context.marker(text);
       const kept = collapseRecords(
         lines,
@@ -46,12 +45,39 @@ export const collapse = {
       );
       return kept && kept.join("\n") + (finalNewline ? "\n" : "");
     }
-    const phrase = `\u2026 (${omitted} lines omitted)`;
-    const kept = [
-      ...lines.slice(0, options.head_lines),
-      markedPhrase(phrase, context.marker(text)),
-      ...lines.slice(lines.length - options.tail_lines),
-    ];
-    return kept.join("\n") + (finalNewline ? "\n" : "");
+    const body = finalNewline ? text.slice(0, -1) : text;
+    const ends = headAndTail(body, options.head_lines, options.tail_lines);
+    if (ends === undefined) return undefined;
+    if (!context.atLeastTokens(text, budget + 1)) return undefined;
+    const phrase = `\u2026 (${ends.omitted} lines omitted)`;
+    const kept = [ends.head, markedPhrase(phrase, context.marker(text)), ends.tail];
+    return kept.filter((part) => part !== undefined).join("\n") + (finalNewline ? "\n" : "");
   },
 } satisfies OutputComponent<"collapse">;
+
+/**
+ * The first `headLines` and the last `tailLines` lines of `text` (each joined by `\n`, undefined
+ * for none), and how many lines lie between them; undefined when none does. Read from the
+ * newlines at either end and counted in between, never split: an output of a million short lines
+ * would be a million strings, to keep forty.
+ */
+function headAndTail(
+  text: string,
+  headLines: number,
+  tailLines: number,
+): { head?: string; tail?: string; omitted: number } | undefined {
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  const omitted = lines - headLines - tailLines;
+  if (omitted <= 0) return undefined;
+  let headEnd = -1;
+  for (let line = 0; line < headLines; line++) headEnd = text.indexOf("\n", headEnd + 1);
+  let tailStart = text.length + 1;
+  for (let line = 0; line < tailLines; line++)
+    tailStart = text.lastIndexOf("\n", tailStart - 2) + 1;
+  return {
+    ...(headLines > 0 ? { head: text.slice(0, headEnd) } : {}),
+    ...(tailLines > 0 ? { tail: text.slice(tailStart) } : {}),
+    omitted,
+  };
+}

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { collapse } from "../../src/components/collapse.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
@@ -78,5 +79,31 @@ describe("collapse", () => {
 
   it("is deterministic", () => {
     expect(run(text, small, "full").result).toBe(run(text, small, "full").result);
+  });
+
+  it("keeps the lines a split of the text would keep, found from its ends", () => {
+    // The collapse as first written: every line split, the kept ones joined.
+    const reference = (text: string, head: number, tail: number) => {
+      const finalNewline = text.endsWith("\n");
+      const lines = (finalNewline ? text.slice(0, -1) : text).split("\n");
+      const omitted = lines.length - head - tail;
+      if (omitted <= 0) return undefined;
+      const kept = [
+        ...lines.slice(0, head),
+        `\u2026 (${omitted} lines omitted)`,
+        ...lines.slice(lines.length - tail),
+      ];
+      return kept.join("\n") + (finalNewline ? "\n" : "");
+    };
+    const texts = fc
+      .array(fc.constantFrom("a", "b", "\n", "\n", "\n", "\r", " "), { maxLength: 60 })
+      // Over max_tokens (1), whatever the lines.
+      .map((chars) => `over one token${chars.join("")}`);
+    fc.assert(
+      fc.property(texts, fc.nat(4), fc.nat(4), (text, head, tail) => {
+        const options = { ...small, head_lines: head, tail_lines: tail };
+        expect(run(text, options).result).toBe(reference(text, head, tail));
+      }),
+    );
   });
 });
