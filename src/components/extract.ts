@@ -1,6 +1,12 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import { codeAt, isBlankCode } from "../text/char-code.js";
+import {
+  type LineIndex,
+  lineAt,
+  lineIndexOf,
+  lineLength,
+  linesMatching,
+} from "../text/line-index.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
@@ -71,20 +77,26 @@ export function isProgressLine(line: string): boolean {
 }
 
 /**
- * The non-blank characters of the lines before each line, each line counted up to
- * `MIN_REPEAT_CHARS` (no segment needs more): whether lines `from`..`to` are long enough to drop
- * is `before[to] - before[from] >= MIN_REPEAT_CHARS`, one subtraction however many blank lines
- * they hold (read line by line, a run of blank lines was read again from each of its lines).
+ * Every character a progress line holds one of: a spinner frame (`|/-\\`, a braille or circle
+ * frame), a percent, a bar's `[` or block, a rate's `/`. A line without any is never tested.
  */
-function nonBlankBefore(lines: readonly string[]): Int32Array {
-  const before = new Int32Array(lines.length + 1);
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as string;
-    let count = 0;
-    for (let at = 0; at < line.length && count < MIN_REPEAT_CHARS; at++) {
-      if (!isBlankCode(codeAt(line, at))) count++;
-    }
-    before[index + 1] = (before[index] as number) + count;
+export const PROGRESS_CHAR = /[%[/|\\\-\u2800-\u28ff◐◓◑◒◴◷◶◵█▉▊▋▌▍▎▏▓▒░━╸╺■]/;
+
+const KEPT = 0;
+const PROGRESS = 1;
+const REPEATED = 2;
+
+/**
+ * The non-blank characters of the lines before each candidate, each line counted up to
+ * `MIN_REPEAT_CHARS` (no segment needs more): whether candidates `from`..`to` are long enough
+ * to drop is `before[to] - before[from] >= MIN_REPEAT_CHARS`, one subtraction however many blank
+ * lines they hold (read line by line, a run of blank lines was read again from each of its lines).
+ */
+function nonBlankBefore(index: LineIndex, candidates: Int32Array): Int32Array {
+  const before = new Int32Array(candidates.length + 1);
+  for (let position = 0; position < candidates.length; position++) {
+    const count = index.nonBlank[candidates[position] as number] as number;
+    before[position + 1] = (before[position] as number) + Math.min(count, MIN_REPEAT_CHARS);
   }
   return before;
 }
@@ -97,7 +109,7 @@ function nonBlankBefore(lines: readonly string[]): Int32Array {
  */
 function repeatedRunLength(
   ids: Int32Array,
-  errors: readonly boolean[],
+  errors: Uint8Array,
   at: number,
   earlier: Occurrences,
   budget: { comparisons: number },
@@ -129,39 +141,53 @@ interface Occurrences {
   readonly previous: Int32Array;
 }
 
-type Fate = "kept" | "progress" | "repeated";
-
-/** What happens to each line (steps 1 and 2 above). */
-function fates(lines: readonly string[]): Fate[] {
-  const fate: Fate[] = lines.map((line) => (isProgressLine(line) ? "progress" : "kept"));
-  const candidates: number[] = [];
-  for (const [index, kind] of fate.entries()) if (kind === "kept") candidates.push(index);
-  const texts = candidates.map((index) => lines[index] as string);
-  const errors = texts.map((line) => ERROR_WORD.test(line));
-  // Each distinct line's id, and the positions where it was met so far.
-  const idOf = new Map<string, number>();
-  const ids = new Int32Array(texts.length);
-  for (const [position, line] of texts.entries()) {
-    let id = idOf.get(line);
-    if (id === undefined) {
-      id = idOf.size;
-      idOf.set(line, id);
+/**
+ * What happens to each line (steps 1 and 2 above): KEPT, PROGRESS or REPEATED. Read from the
+ * text's line index: a line is made a string only to be tested as a progress line.
+ */
+function fates(index: LineIndex): Uint8Array {
+  const fate = new Uint8Array(index.count);
+  const suspects = linesMatching(index, PROGRESS_CHAR);
+  let progress = 0;
+  for (let line = 0; line < index.count; line++) {
+    if (suspects[line] && isProgressLine(lineAt(index, line))) {
+      fate[line] = PROGRESS;
+      progress++;
     }
-    ids[position] = id;
+  }
+  const errorLines = linesMatching(index, ERROR_WORD);
+  // The lines still in play (not progress), their ids and whether each has an error word.
+  let candidates: Int32Array;
+  let ids = index.ids;
+  let errors = errorLines;
+  if (progress === 0) {
+    candidates = new Int32Array(index.count);
+    for (let line = 0; line < index.count; line++) candidates[line] = line;
+  } else {
+    candidates = new Int32Array(index.count - progress);
+    ids = new Int32Array(candidates.length);
+    errors = new Uint8Array(candidates.length);
+    let position = 0;
+    for (let line = 0; line < index.count; line++) {
+      if (fate[line] === PROGRESS) continue;
+      candidates[position] = line;
+      ids[position] = index.ids[line] as number;
+      errors[position++] = errorLines[line] as number;
+    }
   }
   const seen: Occurrences = {
-    latest: new Int32Array(idOf.size).fill(-1),
-    previous: new Int32Array(texts.length),
+    latest: new Int32Array(index.distinct).fill(-1),
+    previous: new Int32Array(candidates.length),
   };
   const remember = (position: number) => {
     const id = ids[position] as number;
     seen.previous[position] = seen.latest[id] as number;
     seen.latest[id] = position;
   };
-  const nonBlank = nonBlankBefore(texts);
-  const budget = { comparisons: COMPARISONS_PER_LINE * texts.length };
+  const nonBlank = nonBlankBefore(index, candidates);
+  const budget = { comparisons: COMPARISONS_PER_LINE * candidates.length };
   let position = 0;
-  while (position < texts.length) {
+  while (position < candidates.length) {
     const run =
       errors[position] || budget.comparisons <= 0
         ? 0
@@ -171,30 +197,30 @@ function fates(lines: readonly string[]): Fate[] {
       (nonBlank[position + run] as number) - (nonBlank[position] as number) >= MIN_REPEAT_CHARS
     ) {
       for (const end = position + run; position < end; position++) {
-        fate[candidates[position] as number] = "repeated";
+        fate[candidates[position] as number] = REPEATED;
         remember(position);
       }
       continue;
     }
     remember(position++);
   }
-  keepEnds(lines, fate);
+  keepEnds(index, fate);
   return fate;
 }
 
 /** When no non-blank line is kept, keeps the first and the last one. */
-function keepEnds(lines: readonly string[], fate: Fate[]): void {
+function keepEnds(index: LineIndex, fate: Uint8Array): void {
   let first = -1;
   let last = -1;
-  for (const [index, line] of lines.entries()) {
-    if (line.trim() === "") continue;
-    if (fate[index] === "kept") return;
-    if (first === -1) first = index;
-    last = index;
+  for (let line = 0; line < index.count; line++) {
+    if (index.nonBlank[line] === 0) continue;
+    if (fate[line] === KEPT) return;
+    if (first === -1) first = line;
+    last = line;
   }
   if (first === -1) return;
-  fate[first] = "kept";
-  fate[last] = "kept";
+  fate[first] = KEPT;
+  fate[last] = KEPT;
 }
 
 function plural(count: number, noun: string): string {
@@ -209,27 +235,47 @@ export function omissionNote(progress: number, repeated: number): string {
   return `\u2026 (${parts.join(", ")})`;
 }
 
-/** The projected lines of `lines`: kept lines, and one note per run of dropped lines. */
-export function project(lines: readonly string[]): string[] {
-  const fate = fates(lines);
-  const out: string[] = [];
-  let index = 0;
-  while (index < lines.length) {
-    if (fate[index] === "kept") {
-      out.push(lines[index++] as string);
+/**
+ * The projected lines of the indexed text: kept lines, and one note per run of dropped lines;
+ * undefined when no run is dropped (a note is always shorter than the run it stands for, so the
+ * projection differs from the text exactly when one is). The runs are read before any line is
+ * made a string: most outputs drop nothing.
+ */
+function projectIndex(index: LineIndex): string[] | undefined {
+  const fate = fates(index);
+  const runs: Array<{ from: number; to: number; note: string }> = [];
+  for (let line = 0; line < index.count; ) {
+    if (fate[line] === KEPT) {
+      line++;
       continue;
     }
-    const from = index;
-    const counts = { progress: 0, repeated: 0, chars: 0 };
-    for (; index < lines.length && fate[index] !== "kept"; index++) {
-      counts[fate[index] === "progress" ? "progress" : "repeated"]++;
-      counts.chars += (lines[index] as string).length + 1;
+    const from = line;
+    let progress = 0;
+    let repeated = 0;
+    let chars = 0;
+    for (; line < index.count && fate[line] !== KEPT; line++) {
+      if (fate[line] === PROGRESS) progress++;
+      else repeated++;
+      chars += lineLength(index, line) + 1;
     }
-    const note = omissionNote(counts.progress, counts.repeated);
-    if (note.length + 1 < counts.chars) out.push(note);
-    else out.push(...lines.slice(from, index));
+    const note = omissionNote(progress, repeated);
+    if (note.length + 1 < chars) runs.push({ from, to: line, note });
   }
+  if (runs.length === 0) return undefined;
+  const out: string[] = [];
+  let line = 0;
+  for (const { from, to, note } of runs) {
+    while (line < from) out.push(lineAt(index, line++));
+    out.push(note);
+    line = to;
+  }
+  while (line < index.count) out.push(lineAt(index, line++));
   return out;
+}
+
+/** The projected lines of `lines`: kept lines, and one note per run of dropped lines. */
+export function project(lines: readonly string[]): string[] {
+  return projectIndex(lineIndexOf(lines.join("\n"))) ?? [...lines];
 }
 
 export const extract: OutputComponent<"extract"> = {
@@ -241,10 +287,8 @@ export const extract: OutputComponent<"extract"> = {
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
-    const lines = output.text.split("\n");
-    const projected = project(lines);
-    if (projected.length === lines.length && projected.every((line, i) => line === lines[i]))
-      return undefined;
+    const projected = projectIndex(lineIndexOf(output.text));
+    if (projected === undefined) return undefined;
     return withMarkerLine(projected.join("\n"), context.marker(output.text));
   },
 };

@@ -1,6 +1,13 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
 import { codeAt, isBlankCode } from "../text/char-code.js";
+import {
+  type LineIndex,
+  lineAt,
+  lineIndexOf,
+  lineLength,
+  linesMatching,
+} from "../text/line-index.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
@@ -132,6 +139,28 @@ function countRepeats(lines: readonly string[]): Map<string, number> {
   return counts;
 }
 
+/**
+ * Whether capping the indexed text changes it: a line long enough to fold occurs twice, or a
+ * line over `maxChars` may be cut. Read from the text's line index, so an output of a million
+ * distinct short lines is answered without a string for each (only a long line is made one).
+ */
+function capsAny(index: LineIndex, maxChars: number): boolean {
+  const errors = linesMatching(index, ERROR_WORD);
+  const seen = new Uint8Array(index.distinct);
+  for (let line = 0; line < index.count; line++) {
+    if ((index.nonBlank[line] as number) < MIN_REPEAT_CHARS || errors[line]) continue;
+    const id = index.ids[line] as number;
+    if (seen[id]) return true;
+    seen[id] = 1;
+  }
+  for (let line = 0; line < index.count; line++) {
+    if (lineLength(index, line) <= maxChars) continue;
+    const text = lineAt(index, line);
+    if (cutLine(text, maxChars) !== text) return true;
+  }
+  return false;
+}
+
 /** The capped lines of `lines`. */
 export function capLines(lines: readonly string[], maxChars: number): string[] {
   const counts = countRepeats(lines);
@@ -159,6 +188,7 @@ export const linecap: OutputComponent<"linecap"> = {
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
+    if (!capsAny(lineIndexOf(output.text), options.max_line_chars)) return undefined;
     const lines = output.text.split("\n");
     const capped = capLines(lines, options.max_line_chars);
     const changed = capped.length !== lines.length || capped.some((line, i) => line !== lines[i]);

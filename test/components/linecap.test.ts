@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   CUT,
+  capLines,
   cutLine,
   HUGE_LINE_CHARS,
   hasUrl,
@@ -11,6 +12,8 @@ import {
   linecap,
 } from "../../src/components/linecap.js";
 import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
+import { isFactClass } from "../../src/content/content-class.js";
+import type { ToolOutput } from "../../src/wire/types.js";
 import { fakeContext, idOf, toolOutputs } from "../support/component-context.js";
 
 const defaults = componentsSchema.parse({}).linecap;
@@ -281,5 +284,31 @@ describe.skipIf(!existsSync(searchOutput))("linecap on real shell outputs", () =
       for (const line of out.split("\n")) if (errorWord.test(line)) expect(kept).toContain(line);
       expect(result.length).toBeLessThan(out.length);
     }
+  });
+});
+
+describe("linecap's reading of what changes", () => {
+  it("leaves a text alone exactly when capping its lines changes none", () => {
+    // Lines of few shapes: repeats long enough to fold, short ones, error lines, long lines
+    // with and without a path.
+    const line = fc.constantFrom(
+      "the same line of forty characters, again",
+      "another line that repeats itself often",
+      "ok",
+      "",
+      "  ",
+      "error: the same failing line, each time",
+      "x".repeat(40),
+      `see /usr/lib/${"y".repeat(40)}.so`,
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 12 }), (lines) => {
+        const text = lines.join("\n");
+        const capped = capLines(text.split("\n"), small.max_line_chars).join("\n");
+        // Equal lines may read as a table, a fact linecap never caps.
+        const fact = isFactClass((toolOutputs([text])[0] as ToolOutput).contentClass);
+        expect(run(text, "off").result).toBe(fact || capped === text ? undefined : capped);
+      }),
+    );
   });
 });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isProgressLine } from "../../src/components/extract.js";
+import { isProgressLine, PROGRESS_CHAR } from "../../src/components/extract.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 /**
@@ -100,6 +100,15 @@ describe("isProgressLine", () => {
     fc.assert(
       fc.property(line, (text) => {
         expect(isProgressLine(text)).toBe(referenceIsProgressLine(text));
+      }),
+      { numRuns: PROPERTY_RUNS * 20 },
+    );
+  });
+
+  it("is true only for a line holding a character extract looks for before testing it", () => {
+    fc.assert(
+      fc.property(line, (text) => {
+        if (isProgressLine(text)) expect(PROGRESS_CHAR.test(text)).toBe(true);
       }),
       { numRuns: PROPERTY_RUNS * 20 },
     );

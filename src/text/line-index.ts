@@ -1,0 +1,187 @@
+import { codeAt, isBlankCode } from "./char-code.js";
+
+/**
+ * The lines of a text (the text split on `\n`, as `split` does) read once, without a string for
+ * each: where each starts, which of them are equal, how many non-blank characters each holds,
+ * and which of them a pattern finds. An output of a million short lines (`seq`, a counter) is
+ * read in one pass over its characters, where a million strings, and a map of them, took seconds;
+ * a line is made a string only when it is kept or read by a pattern of its own.
+ *
+ * The components that read an output line by line (extract, linecap) read one text in turn, so
+ * the index of the last long text is remembered (held weakly: a log of megabytes is not kept
+ * beyond its request).
+ */
+export interface LineIndex {
+  readonly text: string;
+  /** Number of lines: one more than the text's `\n`s. */
+  readonly count: number;
+  /** Line `i` is `text.slice(starts[i], starts[i + 1] - 1)`; `starts[count]` is `text.length + 1`. */
+  readonly starts: Int32Array;
+  /** Equal lines have equal ids, numbered from 0 in the order they first occur. */
+  readonly ids: Int32Array;
+  /** How many distinct lines the text has (one more than the largest id). */
+  readonly distinct: number;
+  /** Non-blank characters (`\S`) of each line, counted up to NON_BLANK_CAP. */
+  readonly nonBlank: Uint8Array;
+  /** Which lines each pattern finds, by `source/flags` (linesMatching). */
+  readonly matched: Map<string, Uint8Array>;
+}
+
+/** Non-blank characters of a line are counted up to this many: no reader needs more. */
+export const NON_BLANK_CAP = 255;
+
+const REMEMBERED_CHARS = 64 * 1024;
+const NEWLINE = 0x0a;
+/** FNV-1a, 32 bits, over UTF-16 units. */
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+let last: WeakRef<LineIndex> | undefined;
+
+export function lineIndexOf(text: string): LineIndex {
+  const long = text.length >= REMEMBERED_CHARS;
+  const known = long ? last?.deref() : undefined;
+  if (known !== undefined && known.text.length === text.length && known.text === text) return known;
+  const index = build(text);
+  if (long) last = new WeakRef(index);
+  return index;
+}
+
+/** Line `line` of the index, as a string. */
+export function lineAt(index: LineIndex, line: number): string {
+  return index.text.slice(index.starts[line] as number, (index.starts[line + 1] as number) - 1);
+}
+
+/** Characters of line `line`, its `\n` not counted. */
+export function lineLength(index: LineIndex, line: number): number {
+  return (index.starts[line + 1] as number) - (index.starts[line] as number) - 1;
+}
+
+/**
+ * For each line, 1 when `pattern` finds something in it: one search of the whole text, each line
+ * read at most once. Only for a pattern that reads within one line — no match holds a `\n`, and
+ * nothing around a match (`^`, `$`, lookarounds) is read across one — so that it finds a match in
+ * the text where, and only where, it finds one in that line alone.
+ */
+export function linesMatching(index: LineIndex, pattern: RegExp): Uint8Array {
+  const key = `${pattern.source}/${pattern.flags}`;
+  const known = index.matched.get(key);
+  if (known !== undefined) return known;
+  const { text, starts } = index;
+  const found = new Uint8Array(index.count);
+  const search = new RegExp(pattern.source, `${pattern.flags.replace(/[gy]/g, "")}g`);
+  let line = 0;
+  for (let match = search.exec(text); match !== null; match = search.exec(text)) {
+    while ((starts[line + 1] as number) <= match.index) line++;
+    found[line] = 1;
+    const next = starts[line + 1] as number;
+    if (next > text.length) break;
+    search.lastIndex = next;
+  }
+  index.matched.set(key, found);
+  return found;
+}
+
+function build(text: string): LineIndex {
+  let count = 1;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  const starts = new Int32Array(count + 1);
+  const hashes = new Int32Array(count);
+  const nonBlank = new Uint8Array(count);
+  let line = 0;
+  let hash = FNV_OFFSET;
+  let blankless = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = codeAt(text, at);
+    if (code === NEWLINE) {
+      hashes[line] = hash;
+      nonBlank[line] = blankless;
+      starts[++line] = at + 1;
+      hash = FNV_OFFSET;
+      blankless = 0;
+      continue;
+    }
+    hash = Math.imul(hash ^ code, FNV_PRIME);
+    // Printable ASCII is read without a call: most of a log.
+    if (blankless < NON_BLANK_CAP && ((code > 0x20 && code < 0x7f) || !isBlankCode(code))) {
+      blankless++;
+    }
+  }
+  hashes[line] = hash;
+  nonBlank[line] = blankless;
+  starts[count] = text.length + 1;
+  const { ids, distinct } = idsOf(text, starts, hashes);
+  return { text, count, starts, ids, distinct, nonBlank, matched: new Map() };
+}
+
+/**
+ * Ids of equal lines. A line whose hash no other line shares is a line of its own: those are
+ * told apart first in a bit set (a byte for eight lines, where a table of every line is one
+ * random read of megabytes per line), and only lines whose hash may be shared go into an
+ * open-addressing table of the first line of each hash, a line taken as that one's equal only
+ * when every character is.
+ */
+function idsOf(
+  text: string,
+  starts: Int32Array,
+  hashes: Int32Array,
+): { ids: Int32Array; distinct: number } {
+  const count = hashes.length;
+  let bits = 64;
+  while (bits < count * 8) bits *= 2;
+  const once = new Uint8Array(bits >>> 3);
+  const twice = new Uint8Array(bits >>> 3);
+  const bitMask = bits - 1;
+  let shared = 0;
+  for (let line = 0; line < count; line++) {
+    const bit = (hashes[line] as number) & bitMask;
+    const byte = bit >>> 3;
+    const flag = 1 << (bit & 7);
+    if ((once[byte] as number) & flag) twice[byte] = (twice[byte] as number) | flag;
+    else once[byte] = (once[byte] as number) | flag;
+  }
+  for (let line = 0; line < count; line++) {
+    const bit = (hashes[line] as number) & bitMask;
+    if ((twice[bit >>> 3] as number) & (1 << (bit & 7))) shared++;
+  }
+  let size = 2;
+  while (size < shared * 2) size *= 2;
+  const mask = size - 1;
+  const table = new Int32Array(size).fill(-1);
+  const ids = new Int32Array(count);
+  let distinct = 0;
+  for (let line = 0; line < count; line++) {
+    const hash = hashes[line] as number;
+    const bit = hash & bitMask;
+    if (!((twice[bit >>> 3] as number) & (1 << (bit & 7)))) {
+      ids[line] = distinct++;
+      continue;
+    }
+    let slot = (hash >>> 7) & mask;
+    for (;;) {
+      const first = table[slot] as number;
+      if (first === -1) {
+        table[slot] = line;
+        ids[line] = distinct++;
+        break;
+      }
+      if (hashes[first] === hash && sameLine(text, starts, first, line)) {
+        ids[line] = ids[first] as number;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+  return { ids, distinct };
+}
+
+function sameLine(text: string, starts: Int32Array, a: number, b: number): boolean {
+  const fromA = starts[a] as number;
+  const fromB = starts[b] as number;
+  const length = (starts[a + 1] as number) - fromA;
+  if ((starts[b + 1] as number) - fromB !== length) return false;
+  for (let at = 0; at < length - 1; at++) {
+    if (codeAt(text, fromA + at) !== codeAt(text, fromB + at)) return false;
+  }
+  return true;
+}
