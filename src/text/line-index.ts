@@ -115,11 +115,12 @@ function build(text: string): LineIndex {
 }
 
 /**
- * Ids of equal lines. A line whose hash no other line shares is a line of its own: those are
- * told apart first in a bit set (a byte for eight lines, where a table of every line is one
- * random read of megabytes per line), and only lines whose hash may be shared go into an
- * open-addressing table of the first line of each hash, a line taken as that one's equal only
- * when every character is.
+ * Ids of equal lines. A line equal to the one before it (a redrawn status, `yes`: the commonest
+ * repeat) takes that one's id at once. Of the others, a line whose hash no other line shares is
+ * a line of its own: those are told apart first in a bit set (a byte for eight lines, where a
+ * table of every line is one random read of megabytes per line), and only lines whose hash may
+ * be shared go into an open-addressing table of the first line of each hash, a line taken as
+ * that one's equal only when every character is.
  */
 function idsOf(
   text: string,
@@ -127,22 +128,28 @@ function idsOf(
   hashes: Int32Array,
 ): { ids: Int32Array; distinct: number } {
   const count = hashes.length;
+  const again = new Uint8Array(count);
+  for (let line = 1; line < count; line++) {
+    if (hashes[line - 1] === hashes[line] && sameLine(text, starts, line - 1, line))
+      again[line] = 1;
+  }
   let bits = 64;
   while (bits < count * 8) bits *= 2;
   const once = new Uint8Array(bits >>> 3);
   const twice = new Uint8Array(bits >>> 3);
   const bitMask = bits - 1;
-  let shared = 0;
   for (let line = 0; line < count; line++) {
+    if (again[line]) continue;
     const bit = (hashes[line] as number) & bitMask;
     const byte = bit >>> 3;
     const flag = 1 << (bit & 7);
     if ((once[byte] as number) & flag) twice[byte] = (twice[byte] as number) | flag;
     else once[byte] = (once[byte] as number) | flag;
   }
+  let shared = 0;
   for (let line = 0; line < count; line++) {
     const bit = (hashes[line] as number) & bitMask;
-    if ((twice[bit >>> 3] as number) & (1 << (bit & 7))) shared++;
+    if (!again[line] && (twice[bit >>> 3] as number) & (1 << (bit & 7))) shared++;
   }
   let size = 2;
   while (size < shared * 2) size *= 2;
@@ -151,6 +158,10 @@ function idsOf(
   const ids = new Int32Array(count);
   let distinct = 0;
   for (let line = 0; line < count; line++) {
+    if (again[line]) {
+      ids[line] = ids[line - 1] as number;
+      continue;
+    }
     const hash = hashes[line] as number;
     const bit = hash & bitMask;
     if (!((twice[bit >>> 3] as number) & (1 << (bit & 7)))) {
