@@ -37,6 +37,7 @@ export const collapse = {
       if (!context.atLeastTokens(text, budget + 1)) return undefined;
       const marker = context.marker(text);
       const kept = collapseRecords(
+        text,
         lines,
         contentClass,
         options.head_lines,

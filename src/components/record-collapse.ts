@@ -3,7 +3,7 @@ import { notableItems } from "../content/notable.js";
 import { documentRecords } from "../content/records.js";
 
 /**
- * The lines of a table or YAML document shortened by whole records (content/records.ts): the
+ * The lines of a table or YAML document (`lines`, the lines of `text`) shortened by whole records (content/records.ts): the
  * header, the first records within `headLines` lines, every notable record (an error, a status
  * that is not normal), the last records within `tailLines` lines, and the trailer; each run of
  * left-out records becomes one note line (`… (12 more rows)`, `… (3 more records)`). The first
@@ -11,13 +11,14 @@ import { documentRecords } from "../content/records.js";
  * records or none would be left out.
  */
 export function collapseRecords(
+  text: string,
   lines: readonly string[],
   kind: "yaml" | "table",
   headLines: number,
   tailLines: number,
   marker: (phrase: string) => string,
 ): string[] | undefined {
-  const found = documentRecords(lines, kind);
+  const found = documentRecords(lines, kind, text);
   if (found === undefined) return undefined;
   const { head, records, end, notable } = found;
   const sizes = records.map((record) => record.end - record.start);

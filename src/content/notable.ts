@@ -100,10 +100,14 @@ const NOTABLE_PART = new RegExp(`${ERROR_WORD.source}|(${STATUS_NAME.source})`, 
 
 /**
  * For each item of a JSON array (content/json-outline.ts: in order, apart only by a comma and
- * JSON whitespace), whether `notableRecord` holds for its text, from one pass over the items
- * rather than two passes over each: an API dump has thousands of items. The answers are the
- * same:
- * - an error word is letters and at most one whitespace character: it lies within one item;
+ * JSON whitespace) or each record of a YAML document (content/records.ts: in order, apart by the
+ * line end between them), whether `notableRecord` holds for its text, from one pass over the
+ * items rather than two passes over each: an API dump has thousands of items, a pod list
+ * thousands of records. The answers are the same:
+ * - an error word is letters and at most one whitespace character: it lies within one item,
+ *   unless that character is the line end after a record (`timed` + a line end + `out`): an item
+ *   an error word reads past is read on its own (never one of a JSON array, whose items end
+ *   with a quote, a bracket, a digit or a literal);
  * - a status field starts with a name, after a character that is not a word's: an item's first
  *   (after `[`, `,` or whitespace) as much as at the start of its own text. Its value has no
  *   comma, so it ends at most at the comma after the item. Where an item's own text ends, `$`
@@ -130,6 +134,9 @@ export function notableItems(text: string, items: readonly JsonSpan[]): boolean[
   for (let match = pattern.exec(region); match !== null; match = pattern.exec(region)) {
     const at = match.index;
     while ((items[item] as JsonSpan).end - offset <= at) item++;
+    const { start, end: itemEnd } = items[item] as JsonSpan;
+    // Where the error word that makes the item notable ends, if one does.
+    let wordEnd = at + match[0].length;
     if (match[1] !== undefined) {
       const from = pattern.lastIndex;
       if (from <= none) continue;
@@ -140,15 +147,17 @@ export function notableItems(text: string, items: readonly JsonSpan[]): boolean[
       }
       const end = field.end;
       pattern.lastIndex = end;
+      wordEnd = 0;
       if (NORMAL.test(region.slice(from, field.stop).trim())) {
         // A normal field: an error word may start within it (`Up 2 hours (unhealthy)`).
         const within = ERROR_WORD.exec(region.slice(at + 1, end - 1 + LONGEST_ERROR_WORD));
         if (within === null || within.index >= end - at - 1) continue;
+        wordEnd = at + 1 + within.index + within[0].length;
       }
     }
     // An error word, or a status that is not normal: the rest of the item is not read.
-    notable[item] = true;
-    pattern.lastIndex = Math.max(pattern.lastIndex, (items[item] as JsonSpan).end - offset);
+    notable[item] = wordEnd <= itemEnd - offset || notableRecord(text.slice(start, itemEnd));
+    pattern.lastIndex = Math.max(pattern.lastIndex, itemEnd - offset);
   }
   return notable;
 }

@@ -1,4 +1,6 @@
-import { notableRecord, notableRow } from "./notable.js";
+import { codeAt, isBlankCode } from "../text/char-code.js";
+import type { JsonSpan } from "./json-outline.js";
+import { notableItems, notableRow } from "./notable.js";
 
 /**
  * The records of a structured document (content-class.ts), as line ranges, so that a reducer
@@ -50,11 +52,13 @@ let lastDocument:
 /**
  * The records of `lines` of a table or YAML document with what is notable among them, or
  * undefined when it has fewer than two records. Given lines equal to the last ones read (one
- * comparison a line), the last answer.
+ * comparison a line), the last answer. `source`, when given, is the text `lines` were split from
+ * (text/lines.ts: `linesOf(source)`), read in place of the lines joined again.
  */
 export function documentRecords(
   lines: readonly string[],
   kind: "yaml" | "table",
+  source?: string,
 ): DocumentRecords | undefined {
   const last = lastDocument?.deref();
   if (last?.kind === kind && sameLines(last.lines, lines)) return last.found;
@@ -62,15 +66,37 @@ export function documentRecords(
   const header = lines[0] ?? "";
   const found = records && {
     ...records,
-    notable: records.records.map(({ start, end }) => {
-      // Most records are one line (every row of a table): no copy of it to read it.
-      const text =
-        end === start + 1 ? (lines[start] as string) : lines.slice(start, end).join("\n");
-      return kind === "table" ? notableRow(header, text) : notableRecord(text);
-    }),
+    notable:
+      kind === "table"
+        ? records.records.map(({ start }) => notableRow(header, lines[start] as string))
+        : notableYamlRecords(lines, records.records, source),
   };
   lastDocument = new WeakRef({ lines, kind, found });
   return found;
+}
+
+/**
+ * Whether each record of a YAML document is notable, as notableRecord reads its lines: from one
+ * pass over the records' text (notableItems), not a copy of each record read twice. The text is
+ * `source`, the text the lines were split from (text/lines.ts), where one is given: joining the
+ * lines of a document of megabytes again costs more than reading it.
+ */
+function notableYamlRecords(
+  lines: readonly string[],
+  records: Records["records"],
+  source: string | undefined,
+): readonly boolean[] {
+  const first = source === undefined ? (records[0]?.start ?? 0) : 0;
+  const spans: JsonSpan[] = [];
+  let at = 0;
+  let line = first;
+  for (const { start, end } of records) {
+    for (; line < start; line++) at += (lines[line] as string).length + 1;
+    const from = at;
+    for (; line < end; line++) at += (lines[line] as string).length + 1;
+    spans.push({ start: from, end: at - 1 });
+  }
+  return notableItems(source ?? lines.slice(first, line).join("\n"), spans);
 }
 
 function sameLines(a: readonly string[], b: readonly string[]): boolean {
@@ -120,9 +146,8 @@ function sequenceRecords(lines: readonly string[]): Records | undefined {
     let line = first + 1;
     for (; line < lines.length; line++) {
       const text = lines[line] as string;
-      if (text.trim() === "") continue;
-      const depth = text.length - text.trimStart().length;
-      if (depth > indent) continue;
+      const depth = indentOf(text);
+      if (depth === -1 || depth > indent) continue;
       if (depth === indent && text.startsWith("- ", indent)) {
         records.push({ start, end: line });
         start = line;
@@ -132,12 +157,21 @@ function sequenceRecords(lines: readonly string[]): Records | undefined {
     }
     let end = line;
     // Blank lines after the last item belong to the trailer.
-    while (end > start + 1 && (lines[end - 1] as string).trim() === "") end--;
+    while (end > start + 1 && indentOf(lines[end - 1] as string) === -1) end--;
     records.push({ start, end });
     if (records.length >= 2) return { head: first, records, end };
     first = line - 1;
   }
   return undefined;
+}
+
+/**
+ * White space characters a line opens with, -1 for a line of white space alone: what `trim` and
+ * `trimStart` tell, without a new string for each line of a document of megabytes.
+ */
+function indentOf(line: string): number {
+  for (let at = 0; at < line.length; at++) if (!isBlankCode(codeAt(line, at))) return at;
+  return -1;
 }
 
 /** Records that open at each line `opens` accepts, the last one running to the end. */

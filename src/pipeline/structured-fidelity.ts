@@ -93,7 +93,7 @@ function checkRecords(
   kind: "yaml" | "table",
 ): FidelityViolation | undefined {
   const received = linesOf(original);
-  const found = documentRecords(received, kind);
+  const found = documentRecords(received, kind, original);
   let at = 0;
   for (const returned of lines) {
     if (at < received.length && returned === received[at]) {

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { itemsOfJson, type JsonSpan } from "../../src/content/json-outline.js";
 import { notableItems, notableRecord } from "../../src/content/notable.js";
+import { documentRecords } from "../../src/content/records.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 /** The reference: each item's own text read on its own. */
@@ -170,5 +171,63 @@ describe("notable items of a JSON array", () => {
     const items = itemsOf(text);
     expect(eachNotable(text, items)).toEqual(expected);
     expect(notableItems(text, items)).toEqual(expected);
+  });
+});
+
+describe("notable records of a YAML document", () => {
+  // Lines of sequences, document streams and top-level keys, with error words that a record's
+  // last line ends and the next one's first line completes (`timed` + `out:`).
+  const line = fc.constantFrom(
+    "items:",
+    "- name: web",
+    "  - nested",
+    "  phase: Running",
+    "  status: Pending",
+    "  state: 'ok'",
+    '  ready: "true"',
+    "  note: timed",
+    "  note: not",
+    "---",
+    "a: timed",
+    "b: not",
+    "out: 1",
+    "found: 2",
+    "kind: List",
+    "msg: connection refused",
+    "",
+    "   ",
+  );
+  it("are those whose own lines are notable, record by record", () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 2, maxLength: 24 }), (lines) => {
+        const found = documentRecords(lines, "yaml");
+        if (found === undefined) return;
+        const each = found.records.map(({ start, end }) =>
+          notableRecord(lines.slice(start, end).join("\n")),
+        );
+        expect(found.notable).toEqual(each);
+      }),
+      { numRuns: PROPERTY_RUNS * 10 },
+    );
+  });
+
+  it("are the same read from the text the lines were split from", () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 2, maxLength: 24 }), fc.boolean(), (lines, final) => {
+        const found = documentRecords(lines, "yaml", `${lines.join("\n")}${final ? "\n" : ""}`);
+        if (found === undefined) return;
+        const each = found.records.map(({ start, end }) =>
+          notableRecord(lines.slice(start, end).join("\n")),
+        );
+        expect(found.notable).toEqual(each);
+      }),
+      { numRuns: PROPERTY_RUNS * 10 },
+    );
+  });
+
+  it("reads a record an error word of the next one completes on its own", () => {
+    const lines = ["a: timed", "out: 1", "b: fine"];
+    expect(documentRecords(lines, "yaml")?.notable).toEqual([false, false, false]);
+    expect(documentRecords(["a: timed out", "b: fine"], "yaml")?.notable).toEqual([true, false]);
   });
 });
