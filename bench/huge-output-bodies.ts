@@ -14,7 +14,8 @@ export type HugeKind =
   | "ansi"
   | "yaml"
   | "table"
-  | "seq";
+  | "seq"
+  | "yes";
 /** The kinds a run measures unless told otherwise. */
 export const HUGE_KINDS: readonly HugeKind[] = ["make", "tests", "jsonl", "api"];
 /**
@@ -22,8 +23,9 @@ export const HUGE_KINDS: readonly HugeKind[] = ["make", "tests", "jsonl", "api"]
  * line of base64 (no line to collapse on; only a cut in the middle of the line reduces it), a
  * coloured progress log (ANSI colours on every line, carriage-return redraws within lines), the
  * pods of a cluster as YAML (every record opens with the same line) and as an aligned table
- * (shortened by whole records, the failing ones kept), and a million short lines (`seq`: the
- * work of every line, not of every byte).
+ * (shortened by whole records, the failing ones kept), a million short lines (`seq`: the
+ * work of every line, not of every byte), and one line of one character repeated (`yes`: as
+ * many lines as a text of that size can have, every one a repeat).
  */
 export const ALL_HUGE_KINDS: readonly HugeKind[] = [
   ...HUGE_KINDS,
@@ -32,6 +34,7 @@ export const ALL_HUGE_KINDS: readonly HugeKind[] = [
   "yaml",
   "table",
   "seq",
+  "yes",
 ];
 
 /** A small deterministic generator (mulberry32). */
@@ -240,16 +243,21 @@ function podsTable(bytes: number, next: () => number): string {
   return lines.join("\n");
 }
 
-/** `seq 1 N`: short lines, one number each. */
-function sequence(bytes: number): string {
+/** `seq M N`: short lines, one number each (from a start of the seed's). */
+function sequence(bytes: number, next: () => number): string {
   const lines: string[] = [];
   let size = 0;
-  for (let number = 1; size < bytes; number++) {
+  for (let number = 1 + Math.floor(next() * 100_000); size < bytes; number++) {
     const line = String(number);
     lines.push(line);
     size += line.length + 1;
   }
   return lines.join("\n");
+}
+
+/** `yes | head -n N`: one line of one character, repeated (how many, the seed's). */
+function repeated(bytes: number, next: () => number): string {
+  return "y\n".repeat(Math.max(1, Math.floor(bytes / 2) - Math.floor(next() * 1000))).slice(0, -1);
 }
 
 /** The command each kind of huge output came from. */
@@ -263,6 +271,7 @@ const COMMANDS: Record<HugeKind, string> = {
   yaml: "kubectl get pods -A -o yaml",
   table: "kubectl get pods -A",
   seq: "seq 1 2000000",
+  yes: "yes | head -n 5000000",
 };
 
 /** Characters of output per byte of body where JSON escapes (`\"`, `\u001b`) lengthen it. */
@@ -278,6 +287,7 @@ const HUGE: Record<HugeKind, (bytes: number, next: () => number) => string> = {
   yaml: podsYaml,
   table: podsTable,
   seq: sequence,
+  yes: repeated,
 };
 
 /** One of twenty ordinary outputs: a file read, a directory listing, a grep, a git status. */

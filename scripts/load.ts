@@ -22,7 +22,7 @@
  *   npm run load -- --connections 16 --duration 10 [--corpus DIR] [--sustain 60]
  *     [--sustain-max-bytes B] [--sustain-memo-bytes B] [--sustain-connections N]
  *   npm run load -- --huge-output [--huge-output-sizes 1,9,24] [--huge-output-samples 3]
- *     [--huge-output-cache cold,unknown] [--huge-output-kinds make,tests,jsonl,api,blob,ansi,yaml,table,seq]
+ *     [--huge-output-cache cold,unknown] [--huge-output-kinds make,tests,jsonl,api,blob,ansi,yaml,table,seq,yes]
  *   npm run load -- --big-body [--big-body-rate 100] [--big-body-connections 4] [--duration 10]
  */
 import { existsSync } from "node:fs";
