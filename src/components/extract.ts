@@ -87,15 +87,18 @@ const PROGRESS = 1;
 const REPEATED = 2;
 
 /**
- * The non-blank characters of the lines before each candidate, each line counted up to
+ * The non-blank characters of the lines before each candidate (every line when `candidates` is
+ * undefined), each line counted up to
  * `MIN_REPEAT_CHARS` (no segment needs more): whether candidates `from`..`to` are long enough
  * to drop is `before[to] - before[from] >= MIN_REPEAT_CHARS`, one subtraction however many blank
  * lines they hold (read line by line, a run of blank lines was read again from each of its lines).
  */
-function nonBlankBefore(index: LineIndex, candidates: Int32Array): Int32Array {
-  const before = new Int32Array(candidates.length + 1);
-  for (let position = 0; position < candidates.length; position++) {
-    const count = index.nonBlank[candidates[position] as number] as number;
+function nonBlankBefore(index: LineIndex, candidates: Int32Array | undefined): Int32Array {
+  const lines = candidates?.length ?? index.count;
+  const before = new Int32Array(lines + 1);
+  for (let position = 0; position < lines; position++) {
+    const line = candidates === undefined ? position : (candidates[position] as number);
+    const count = index.nonBlank[line] as number;
     before[position + 1] = (before[position] as number) + Math.min(count, MIN_REPEAT_CHARS);
   }
   return before;
@@ -103,9 +106,11 @@ function nonBlankBefore(index: LineIndex, candidates: Int32Array): Int32Array {
 
 /**
  * Length of the longest run starting at `at` that appeared consecutively before `at`; the run
- * never takes in an error line (`errors`: whether each line has an error word). Lines are
- * compared by `ids` (equal lines, equal ids): a log of one line repeated a hundred thousand
- * times compares each line with its earlier copies many times over.
+ * never takes in an error line (`errors`: whether each line has an error word; `at`'s has
+ * none). Lines are compared by `ids` (equal lines, equal ids): a log of one line repeated a
+ * hundred thousand times compares each line with its earlier copies many times over. `same` is
+ * a stretch around `at` of lines all equal to it: a comparison that stays within it matches
+ * (equal lines, and none with an error word), so it is counted, not made.
  */
 function repeatedRunLength(
   ids: Int32Array,
@@ -113,6 +118,7 @@ function repeatedRunLength(
   at: number,
   earlier: Occurrences,
   budget: { comparisons: number },
+  same: { readonly from: number; readonly to: number },
 ): number {
   let best = 0;
   let start = earlier.latest[ids[at] as number] as number;
@@ -120,6 +126,7 @@ function repeatedRunLength(
     // Every run is at least as long as the first comparison that ends it.
     const limit = Math.min(at - start, ids.length - at, budget.comparisons);
     let length = 0;
+    if (start >= same.from && at + limit <= same.to) length = limit;
     while (length < limit && ids[start + length] === ids[at + length] && !errors[at + length]) {
       length++;
     }
@@ -129,6 +136,39 @@ function repeatedRunLength(
     start = earlier.previous[start] as number;
   }
   return best;
+}
+
+/**
+ * The comparisons one search makes deep in a stretch of equal lines: MAX_CANDIDATES earlier
+ * copies, the k-th one back compared k times and once more to end (1 + 2 + … + 32, and 32).
+ */
+const BLOCK_COMPARISONS = (MAX_CANDIDATES * (MAX_CANDIDATES + 3)) / 2;
+
+/**
+ * How many blocks of MAX_CANDIDATES lines from `at` on the search for repeated runs drops one
+ * after another, when `at` lies deep in a stretch of equal lines (`same`: one line repeated
+ * thousands of times, `yes`); 0 when it does not. There every search finds the MAX_CANDIDATES
+ * lines just before it as the earlier copies (each line was remembered in turn), the k-th of
+ * them a run of k lines, so it drops a run of MAX_CANDIDATES lines (long enough when one line
+ * is: the lines are equal) for BLOCK_COMPARISONS comparisons; the blocks counted are those that
+ * stay within the stretch and leave the budget above 0, as each search would.
+ */
+function repeatedBlocks(
+  at: number,
+  same: { readonly from: number; readonly to: number },
+  budget: { readonly comparisons: number },
+  nonBlank: Int32Array,
+): number {
+  if (at - same.from < MAX_CANDIDATES || same.to - at < MAX_CANDIDATES) return 0;
+  const chars = (nonBlank[at + MAX_CANDIDATES] as number) - (nonBlank[at] as number);
+  if (chars < MIN_REPEAT_CHARS) return 0;
+  return Math.max(
+    0,
+    Math.min(
+      Math.floor((same.to - at) / MAX_CANDIDATES),
+      Math.floor((budget.comparisons - 1) / BLOCK_COMPARISONS),
+    ),
+  );
 }
 
 /**
@@ -156,14 +196,12 @@ function fates(index: LineIndex): Uint8Array {
     }
   }
   const errorLines = linesMatching(index, ERROR_WORD);
-  // The lines still in play (not progress), their ids and whether each has an error word.
-  let candidates: Int32Array;
+  // The lines still in play (not progress: undefined when they all are), their ids and whether
+  // each has an error word.
+  let candidates: Int32Array | undefined;
   let ids = index.ids;
   let errors = errorLines;
-  if (progress === 0) {
-    candidates = new Int32Array(index.count);
-    for (let line = 0; line < index.count; line++) candidates[line] = line;
-  } else {
+  if (progress > 0) {
     candidates = new Int32Array(index.count - progress);
     ids = new Int32Array(candidates.length);
     errors = new Uint8Array(candidates.length);
@@ -175,9 +213,12 @@ function fates(index: LineIndex): Uint8Array {
       errors[position++] = errorLines[line] as number;
     }
   }
+  const count = ids.length;
+  const lineOf = (position: number) =>
+    candidates === undefined ? position : (candidates[position] as number);
   const seen: Occurrences = {
     latest: new Int32Array(index.distinct).fill(-1),
-    previous: new Int32Array(candidates.length),
+    previous: new Int32Array(count),
   };
   const remember = (position: number) => {
     const id = ids[position] as number;
@@ -185,19 +226,38 @@ function fates(index: LineIndex): Uint8Array {
     seen.latest[id] = position;
   };
   const nonBlank = nonBlankBefore(index, candidates);
-  const budget = { comparisons: COMPARISONS_PER_LINE * candidates.length };
+  const budget = { comparisons: COMPARISONS_PER_LINE * count };
+  // Lines equal to the one at `position`, around it (from where a search for them started).
+  const same = { from: 0, to: 0 };
   let position = 0;
-  while (position < candidates.length) {
+  while (position < count) {
+    if (position >= same.to) {
+      same.from = position;
+      same.to = position + 1;
+      while (same.to < count && ids[same.to] === ids[position]) same.to++;
+    }
+    const blocks = errors[position] ? 0 : repeatedBlocks(position, same, budget, nonBlank);
+    if (blocks > 0) {
+      // What the search below finds there, block after block, taken at once (repeatedBlocks).
+      const end = position + blocks * MAX_CANDIDATES;
+      for (; position < end; position++) {
+        fate[lineOf(position)] = REPEATED;
+        seen.previous[position] = position - 1;
+      }
+      seen.latest[ids[end - 1] as number] = end - 1;
+      budget.comparisons -= blocks * BLOCK_COMPARISONS;
+      continue;
+    }
     const run =
       errors[position] || budget.comparisons <= 0
         ? 0
-        : repeatedRunLength(ids, errors, position, seen, budget);
+        : repeatedRunLength(ids, errors, position, seen, budget, same);
     if (
       run > 0 &&
       (nonBlank[position + run] as number) - (nonBlank[position] as number) >= MIN_REPEAT_CHARS
     ) {
       for (const end = position + run; position < end; position++) {
-        fate[candidates[position] as number] = REPEATED;
+        fate[lineOf(position)] = REPEATED;
         remember(position);
       }
       continue;

@@ -112,6 +112,33 @@ describe("extract's repeated segments", () => {
     );
   });
 
+  it("are those a search finds line by line, in stretches of one line repeated", () => {
+    // Stretches long enough that whole blocks of MAX_CANDIDATES lines are dropped at once, of
+    // lines long enough to drop, short, or with an error word, between other lines; and shorter
+    // ones of blank lines, never dropped (a long one spends the search's budget: see below).
+    const repeated = fc.oneof(
+      fc.tuple(fc.constantFrom("y", "abcdefghijkl", "error: again", "x".repeat(30)), fc.nat(300)),
+      fc.tuple(fc.constant("  "), fc.nat(72)),
+    );
+    const other = fc.array(fc.constantFrom("abcdefghijkl", "mnopqrstuvwx", "y", "done", ""), {
+      maxLength: 40,
+    });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(other, repeated), { minLength: 1, maxLength: 3 }), (parts) => {
+        // Distinct lines after them: a budget for the blank stretches' comparisons.
+        const lines = [
+          ...parts.flatMap(([before, [line, times]]) => [
+            ...before,
+            ...Array<string>(times).fill(line),
+          ]),
+          ...Array.from({ length: 500 }, (_, index) => `line ${index}`),
+        ];
+        expect(project(lines)).toEqual(referenceProject(lines));
+      }),
+      { numRuns: PROPERTY_RUNS * 5 },
+    );
+  });
+
   it("reads a block of blank lines repeated in time linear in its lines", () => {
     // Never long enough to drop, each line's run was read again to the end of the output, and
     // its non-blank characters counted again line by line: time quadratic in the lines.
