@@ -94,12 +94,15 @@ const REPEATED = 2;
  * lines they hold (read line by line, a run of blank lines was read again from each of its lines).
  */
 function nonBlankBefore(index: LineIndex, candidates: Int32Array | undefined): Int32Array {
+  const { nonBlank } = index;
   const lines = candidates?.length ?? index.count;
   const before = new Int32Array(lines + 1);
+  let sum = 0;
   for (let position = 0; position < lines; position++) {
     const line = candidates === undefined ? position : (candidates[position] as number);
-    const count = index.nonBlank[line] as number;
-    before[position + 1] = (before[position] as number) + Math.min(count, MIN_REPEAT_CHARS);
+    const count = nonBlank[line] as number;
+    sum += count < MIN_REPEAT_CHARS ? count : MIN_REPEAT_CHARS;
+    before[position + 1] = sum;
   }
   return before;
 }

@@ -88,6 +88,9 @@ function build(text: string): LineIndex {
   const starts = new Int32Array(count + 1);
   const hashes = new Int32Array(count);
   const nonBlank = new Uint8Array(count);
+  // Lines equal to the one before them (a redrawn status, `yes`: the commonest repeat), told as
+  // each line ends: its hash and length are the last line's, and so is every character.
+  const again = new Uint8Array(count);
   let line = 0;
   let hash = FNV_OFFSET;
   let blankless = 0;
@@ -96,6 +99,9 @@ function build(text: string): LineIndex {
     if (code === NEWLINE) {
       hashes[line] = hash;
       nonBlank[line] = blankless;
+      if (line > 0 && hashes[line - 1] === hash && sameLine(text, starts, line - 1, line, at + 1)) {
+        again[line] = 1;
+      }
       starts[++line] = at + 1;
       hash = FNV_OFFSET;
       blankless = 0;
@@ -110,13 +116,16 @@ function build(text: string): LineIndex {
   hashes[line] = hash;
   nonBlank[line] = blankless;
   starts[count] = text.length + 1;
-  const { ids, distinct } = idsOf(text, starts, hashes);
+  if (line > 0 && hashes[line - 1] === hash && sameLine(text, starts, line - 1, line)) {
+    again[line] = 1;
+  }
+  const { ids, distinct } = idsOf(text, starts, hashes, again);
   return { text, count, starts, ids, distinct, nonBlank, matched: new Map() };
 }
 
 /**
- * Ids of equal lines. A line equal to the one before it (a redrawn status, `yes`: the commonest
- * repeat) takes that one's id at once. Of the others, a line whose hash no other line shares is
+ * Ids of equal lines. A line equal to the one before it (`again`) takes that one's id at once.
+ * Of the others, a line whose hash no other line shares is
  * a line of its own: those are told apart first in a bit set (a byte for eight lines, where a
  * table of every line is one random read of megabytes per line), and only lines whose hash may
  * be shared go into an open-addressing table of the first line of each hash, a line taken as
@@ -126,13 +135,9 @@ function idsOf(
   text: string,
   starts: Int32Array,
   hashes: Int32Array,
+  again: Uint8Array,
 ): { ids: Int32Array; distinct: number } {
   const count = hashes.length;
-  const again = new Uint8Array(count);
-  for (let line = 1; line < count; line++) {
-    if (hashes[line - 1] === hashes[line] && sameLine(text, starts, line - 1, line))
-      again[line] = 1;
-  }
   let bits = 64;
   while (bits < count * 8) bits *= 2;
   const once = new Uint8Array(bits >>> 3);
@@ -186,11 +191,21 @@ function idsOf(
   return { ids, distinct };
 }
 
-function sameLine(text: string, starts: Int32Array, a: number, b: number): boolean {
+/**
+ * Whether lines `a` and `b` are equal; `bEnd`, the start of the line after `b`, when `starts`
+ * does not hold it yet.
+ */
+function sameLine(
+  text: string,
+  starts: Int32Array,
+  a: number,
+  b: number,
+  bEnd = starts[b + 1] as number,
+): boolean {
   const fromA = starts[a] as number;
   const fromB = starts[b] as number;
   const length = (starts[a + 1] as number) - fromA;
-  if ((starts[b + 1] as number) - fromB !== length) return false;
+  if (bEnd - fromB !== length) return false;
   for (let at = 0; at < length - 1; at++) {
     if (codeAt(text, fromA + at) !== codeAt(text, fromB + at)) return false;
   }
