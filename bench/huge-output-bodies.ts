@@ -274,8 +274,8 @@ const COMMANDS: Record<HugeKind, string> = {
   yes: "yes | head -n 5000000",
 };
 
-/** Characters of output per byte of body where JSON escapes (`\"`, `\u001b`) lengthen it. */
-const ESCAPED_SHARE: Partial<Record<HugeKind, number>> = { jsonl: 0.88, ansi: 0.7 };
+/** Characters of output per byte of body where JSON escapes (`\"`, `\u001b`, `\n`) lengthen it. */
+const ESCAPED_SHARE: Partial<Record<HugeKind, number>> = { jsonl: 0.88, ansi: 0.7, yes: 0.66 };
 
 const HUGE: Record<HugeKind, (bytes: number, next: () => number) => string> = {
   make: makeLog,

@@ -242,9 +242,11 @@ async function runDeployment(target: Deployment, cases: readonly Case[]): Promis
         if (compacted.status !== 200 || compacted.passthrough !== undefined) {
           missed.push(compacted.passthrough ?? String(compacted.status));
         }
-        const after = compacted.body.equals(sample.bytes)
-          ? sample.tokensBefore
-          : hugeTokensAfter(compacted.body, sample.index);
+        // Anything but a compacted body (the original, an error) keeps every token.
+        const after =
+          compacted.status !== 200 || compacted.body.equals(sample.bytes)
+            ? sample.tokensBefore
+            : hugeTokensAfter(compacted.body, sample.index);
         kept.push((100 * after) / sample.tokensBefore);
         if (target.mode === "reversible") {
           const back = await post(server.port, "/rehydrate", compacted.body, session);
