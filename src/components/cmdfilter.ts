@@ -31,6 +31,7 @@ export const cmdfilter: OutputComponent<"cmdfilter"> = {
   scope: "output",
   reachesBack: false,
   bounds: false,
+  readsLines: true,
   reduce(output, options, context) {
     const reading = output.call && readingOf(output.call);
     if (reading === undefined || output.contentClass === "file") return undefined;

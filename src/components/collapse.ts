@@ -21,6 +21,7 @@ export const collapse = {
   scope: "output",
   reachesBack: false,
   bounds: true,
+  readsLines: false,
   reduce(output, options, context) {
     const { text, contentClass } = output;
     const budget = isFactClass(contentClass) ? options.max_fact_tokens : options.max_tokens;

@@ -15,6 +15,7 @@ export const dedup = {
   scope: "request",
   reachesBack: false,
   bounds: false,
+  readsLines: false,
   select(options, context) {
     const picked: Selection[] = [];
     const readable = new Map<string, number>();

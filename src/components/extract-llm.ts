@@ -38,6 +38,7 @@ export function createExtractLlm(pool: ModelPool): RequestComponent<"extract_llm
     scope: "request",
     reachesBack: false,
     bounds: false,
+    readsLines: true,
     async select(options, context) {
       if (context.goal.trim() === "") return [];
       const candidates = context.outputs.filter(

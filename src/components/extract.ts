@@ -347,6 +347,7 @@ export const extract: OutputComponent<"extract"> = {
   scope: "output",
   reachesBack: false,
   bounds: false,
+  readsLines: true,
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;

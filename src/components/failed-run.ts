@@ -17,6 +17,7 @@ export const failedRun = {
   scope: "request",
   reachesBack: true,
   bounds: false,
+  readsLines: false,
   select(options, context) {
     // A run supersedes another only while it can be read: reduced or marked runs do not count.
     const runs = context.outputs

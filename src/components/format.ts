@@ -15,6 +15,7 @@ export const format = {
   scope: "output",
   reachesBack: false,
   bounds: false,
+  readsLines: false,
   reduce(output, options, context) {
     const document = parseJsonDocument(output.text);
     if (document === undefined) return undefined;

@@ -185,6 +185,7 @@ export const linecap: OutputComponent<"linecap"> = {
   scope: "output",
   reachesBack: false,
   bounds: false,
+  readsLines: true,
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;

@@ -17,6 +17,7 @@ export const mask = {
   scope: "request",
   reachesBack: true,
   bounds: false,
+  readsLines: false,
   select(options, context) {
     const picked: Selection[] = [];
     const firstRecent = context.outputs.length - options.keep_recent;

@@ -23,6 +23,7 @@ export const searchfold = {
   scope: "output",
   reachesBack: false,
   bounds: false,
+  readsLines: true,
   reduce(output, options, context) {
     if (output.contentClass !== "search") return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;

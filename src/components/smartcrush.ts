@@ -29,6 +29,7 @@ export const smartcrush = {
   scope: "output",
   reachesBack: false,
   bounds: false,
+  readsLines: false,
   reduce(output, options, context) {
     if (!mayBeJsonDocument(output.text)) return crushOutlined(output.text, options, context);
     const document = parseJsonDocument(output.text);

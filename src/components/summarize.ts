@@ -36,6 +36,7 @@ export function createSummarize(pool: ModelPool): MessagesComponent<"summarize">
     scope: "messages",
     reachesBack: true,
     bounds: false,
+    readsLines: false,
     async reduce(options, context, view) {
       const cut = chooseCut(view.messages, options.keep_last);
       if (!cut) return undefined;

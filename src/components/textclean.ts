@@ -27,6 +27,7 @@ export const textclean = {
   scope: "output",
   reachesBack: false,
   bounds: false,
+  readsLines: false,
   reduce(output, options, context) {
     const cleaned = cleanText(output.text);
     if (cleaned === output.text) return undefined;

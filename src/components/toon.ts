@@ -16,6 +16,7 @@ export const toon = {
   scope: "output",
   reachesBack: false,
   bounds: false,
+  readsLines: false,
   reduce(output, options, context) {
     const document = parseJsonDocument(output.text);
     if (document === undefined || !holdsUniformArray(document.value)) return undefined;

@@ -82,6 +82,13 @@ interface ComponentBase<N extends ComponentName> {
    * change, guarded once against the text before both, under the earlier offload's marker.
    */
   readonly bounds: boolean;
+  /**
+   * True for a component that reads an output line by line (extract, linecap, cmdfilter,
+   * searchfold, extract_llm): its work grows with the output's lines as much as with its bytes,
+   * so the pipeline does not offer it an output of more lines than it reads in time
+   * (eligibility.ts); such an output is left to the bound. Absent: false.
+   */
+  readonly readsLines?: boolean;
 }
 
 /**

@@ -37,3 +37,26 @@ export function splitLines(text: string): string[] {
   lines.push(text.slice(start));
   return lines;
 }
+
+let lastCount:
+  | WeakRef<{ readonly text: string; readonly limit: number; readonly more: boolean }>
+  | undefined;
+
+/**
+ * Whether `text` has more than `limit` lines (split on `\n`, as `split` counts them), its newlines
+ * counted no further than that: a text of no more than `limit` characters cannot. The last answer
+ * for a text that had to be counted is remembered (held weakly), as every component that reads
+ * lines asks it of the same output.
+ */
+export function hasMoreLinesThan(text: string, limit: number): boolean {
+  if (text.length < limit) return false;
+  const known = lastCount?.deref();
+  if (known !== undefined && known.limit === limit && known.text === text) return known.more;
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && lines <= limit; at = text.indexOf("\n", at + 1)) {
+    lines++;
+  }
+  const more = lines > limit;
+  lastCount = new WeakRef({ text, limit, more });
+  return more;
+}

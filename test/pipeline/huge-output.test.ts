@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_LINES_READ } from "../../src/pipeline/eligibility.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
 
@@ -38,5 +39,39 @@ describe.each([
     const after = Number(response.headers.get("x-context-guru-tokens-after"));
     // The huge output is most of the body: the whole body drops below 5 % of its tokens.
     expect(after / before).toBeLessThan(0.05);
+  });
+});
+
+/**
+ * An output of more lines than a component that reads lines reads in time (one character a
+ * line, repeated: `yes`) is left to the bound: its head and tail with a count, never a
+ * projection made line by line (extract would note it as repeated lines).
+ */
+describe.each([
+  ["clean", { ...CLEAN, ...NO_DEADLINE }],
+  ["reversible", NO_DEADLINE],
+])("an output of millions of lines in %s mode", (_mode, config) => {
+  const output = (lines: number) => Array<string>(lines).fill("y").join("\n");
+  const compactedOutput = async (text: string) => {
+    const { app } = testApp(config);
+    const response = await postCompact(app, openaiBody([...ordinary, text]), { headers: COLD });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as Body).messages.at(-1)?.content as string;
+  };
+
+  it("is collapsed without being read line by line", async () => {
+    const lines = MAX_LINES_READ + 1;
+    const text = await compactedOutput(output(lines));
+    expect(text).toContain(`\u2026 (${lines - 40} lines omitted)`);
+    expect(text).not.toContain("repeated");
+    expect(text.split("\n").filter((line) => line === "y")).toHaveLength(40);
+  });
+
+  it("is read line by line up to that many lines", async () => {
+    const text = await compactedOutput(output(MAX_LINES_READ));
+    // The first 24 lines are not yet a segment long enough to drop; the lines after them repeat
+    // them (up to the last few, too few to make one).
+    expect(text.split("\n")[24]).toMatch(/^\u2026 \(repeated \d{7} lines\)$/);
+    expect(text).not.toContain("lines omitted");
   });
 });

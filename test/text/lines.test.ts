@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { linesOf, splitLines } from "../../src/text/lines.js";
+import { hasMoreLinesThan, linesOf, splitLines } from "../../src/text/lines.js";
 
 describe("linesOf", () => {
   it("splits on newlines, a final newline not starting a line", () => {
@@ -37,6 +37,22 @@ describe("splitLines", () => {
           .map((chars) => chars.join("")),
         (text) => {
           expect(splitLines(text)).toEqual(text.split("\n"));
+        },
+      ),
+    );
+  });
+});
+
+describe("hasMoreLinesThan", () => {
+  it("tells whether a split on newlines gives more than the limit", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "\n", "\r", " "), { maxLength: 40 }).map((c) => c.join("")),
+        fc.nat(20),
+        (text, limit) => {
+          expect(hasMoreLinesThan(text, limit)).toBe(text.split("\n").length > limit);
+          // Asked again (remembered), the same answer.
+          expect(hasMoreLinesThan(text, limit)).toBe(text.split("\n").length > limit);
         },
       ),
     );
