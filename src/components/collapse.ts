@@ -1,6 +1,6 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import { linesOf } from "../text/lines.js";
+import { lineStartsOf } from "../text/lines.js";
 import { markedPhrase } from "./marked-phrase.js";
 import { collapseJsonItems, collapseRecords } from "./record-collapse.js";
 
@@ -33,13 +33,11 @@ export const collapse = {
     }
     const finalNewline = text.endsWith("\n");
     if (contentClass === "yaml" || contentClass === "table") {
-      const lines = linesOf(text);
-      if (lines.length <= options.head_lines + options.tail_lines) return undefined;
+      if (lineStartsOf(text).count <= options.head_lines + options.tail_lines) return undefined;
       if (!context.atLeastTokens(text, budget + 1)) return undefined;
       const marker = context.marker(text);
       const kept = collapseRecords(
         text,
-        lines,
         contentClass,
         options.head_lines,
         options.tail_lines,

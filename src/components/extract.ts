@@ -101,7 +101,7 @@ function nonBlankBefore(index: LineIndex, candidates: Int32Array | undefined): I
   for (let position = 0; position < lines; position++) {
     const line = candidates === undefined ? position : (candidates[position] as number);
     const count = nonBlank[line] as number;
-    sum += count < MIN_REPEAT_CHARS ? count : MIN_REPEAT_CHARS;
+    sum += Math.min(count, MIN_REPEAT_CHARS);
     before[position + 1] = sum;
   }
   return before;

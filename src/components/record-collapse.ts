@@ -1,9 +1,10 @@
 import { itemsOfJson, showItems } from "../content/json-outline.js";
 import { notableItems } from "../content/notable.js";
 import { documentRecords } from "../content/records.js";
+import { lineAtStart, lineStartsOf } from "../text/lines.js";
 
 /**
- * The lines of a table or YAML document (`lines`, the lines of `text`) shortened by whole records (content/records.ts): the
+ * The lines of a table or YAML document `text` (a final newline not starting a line) shortened by whole records (content/records.ts): the
  * header, the first records within `headLines` lines, every notable record (an error, a status
  * that is not normal), the last records within `tailLines` lines, and the trailer; each run of
  * left-out records becomes one note line (`… (12 more rows)`, `… (3 more records)`). The first
@@ -12,13 +13,12 @@ import { documentRecords } from "../content/records.js";
  */
 export function collapseRecords(
   text: string,
-  lines: readonly string[],
   kind: "yaml" | "table",
   headLines: number,
   tailLines: number,
   marker: (phrase: string) => string,
 ): string[] | undefined {
-  const found = documentRecords(lines, kind, text);
+  const found = documentRecords(text, kind);
   if (found === undefined) return undefined;
   const { head, records, end, notable } = found;
   const sizes = records.map((record) => record.end - record.start);
@@ -36,7 +36,12 @@ export function collapseRecords(
   }
   if (keep.every(Boolean)) return undefined;
   const unit = kind === "table" ? "row" : "record";
-  const kept = lines.slice(0, head);
+  const lines = lineStartsOf(text);
+  const linesFrom = (from: number, to: number) => {
+    for (let line = from; line < to; line++) kept.push(lineAtStart(lines, line));
+  };
+  const kept: string[] = [];
+  linesFrom(0, head);
   let marked = false;
   let left = 0;
   const flush = () => {
@@ -52,10 +57,10 @@ export function collapseRecords(
       return;
     }
     flush();
-    kept.push(...lines.slice(record.start, record.end));
+    linesFrom(record.start, record.end);
   });
   flush();
-  kept.push(...lines.slice(end));
+  linesFrom(end, lines.count);
   return kept;
 }
 

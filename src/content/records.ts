@@ -1,5 +1,5 @@
 import { codeAt, isBlankCode } from "../text/char-code.js";
-import type { JsonSpan } from "./json-outline.js";
+import { type LineStarts, lineAtStart, lineStartsOf, lineStartsOfLines } from "../text/lines.js";
 import { notableItems, notableRow } from "./notable.js";
 
 /**
@@ -27,6 +27,10 @@ export interface Records {
 
 /** The records of `lines` of a table or YAML document, or undefined when it has fewer than two. */
 export function recordsOf(lines: readonly string[], kind: "yaml" | "table"): Records | undefined {
+  return recordsIn(lineStartsOfLines(lines), kind);
+}
+
+function recordsIn(lines: LineStarts, kind: "yaml" | "table"): Records | undefined {
   const found = kind === "table" ? tableRecords(lines) : yamlRecords(lines);
   return found !== undefined && found.records.length >= 2 ? found : undefined;
 }
@@ -38,96 +42,82 @@ export interface DocumentRecords extends Records {
 
 /**
  * The last document read: a reducer reads a long table or YAML document record by record, and
- * the fidelity check of its change reads the same lines again (split on its own), in the same
- * turn of the event loop. Held weakly: a document of megabytes is not kept beyond its request.
+ * the fidelity check of its change reads the same document again, in the same turn of the event
+ * loop. Held weakly: a document of megabytes is not kept beyond its request.
  */
 let lastDocument:
   | WeakRef<{
-      readonly lines: readonly string[];
+      readonly lines: LineStarts;
       readonly kind: "yaml" | "table";
       readonly found: DocumentRecords | undefined;
     }>
   | undefined;
 
 /**
- * The records of `lines` of a table or YAML document with what is notable among them, or
- * undefined when it has fewer than two records. Given lines equal to the last ones read (one
- * comparison a line), the last answer. `source`, when given, is the text `lines` were split from
- * (text/lines.ts: `linesOf(source)`), read in place of the lines joined again.
+ * The records of a table or YAML document with what is notable among them, or undefined when it
+ * has fewer than two records. The document is a text (a final newline starting no line; its lines read by
+ * where each starts: a line is made a string only where a record is read as one) or its lines.
+ * Given a document equal to the last one read, the last answer.
  */
 export function documentRecords(
-  lines: readonly string[],
+  document: string | readonly string[],
   kind: "yaml" | "table",
-  source?: string,
 ): DocumentRecords | undefined {
+  const lines = typeof document === "string" ? lineStartsOf(document) : lineStartsOfLines(document);
   const last = lastDocument?.deref();
-  if (last?.kind === kind && sameLines(last.lines, lines)) return last.found;
-  const records = recordsOf(lines, kind);
-  const header = lines[0] ?? "";
+  if (
+    last?.kind === kind &&
+    last.lines.count === lines.count &&
+    (last.lines === lines || last.lines.text === lines.text)
+  ) {
+    return last.found;
+  }
+  const records = recordsIn(lines, kind);
   const found = records && {
     ...records,
     notable:
       kind === "table"
-        ? records.records.map(({ start }) => notableRow(header, lines[start] as string))
-        : notableYamlRecords(lines, records.records, source),
+        ? tableNotable(lines, records.records)
+        : notableItems(
+            lines.text,
+            records.records.map(({ start, end }) => ({
+              start: lines.starts[start] as number,
+              end: (lines.starts[end] as number) - 1,
+            })),
+          ),
   };
   lastDocument = new WeakRef({ lines, kind, found });
   return found;
 }
 
-/**
- * Whether each record of a YAML document is notable, as notableRecord reads its lines: from one
- * pass over the records' text (notableItems), not a copy of each record read twice. The text is
- * `source`, the text the lines were split from (text/lines.ts), where one is given: joining the
- * lines of a document of megabytes again costs more than reading it.
- */
-function notableYamlRecords(
-  lines: readonly string[],
-  records: Records["records"],
-  source: string | undefined,
-): readonly boolean[] {
-  const first = source === undefined ? (records[0]?.start ?? 0) : 0;
-  const spans: JsonSpan[] = [];
-  let at = 0;
-  let line = first;
-  for (const { start, end } of records) {
-    for (; line < start; line++) at += (lines[line] as string).length + 1;
-    const from = at;
-    for (; line < end; line++) at += (lines[line] as string).length + 1;
-    spans.push({ start: from, end: at - 1 });
-  }
-  return notableItems(source ?? lines.slice(first, line).join("\n"), spans);
-}
-
-function sameLines(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let at = 0; at < a.length; at++) if (a[at] !== b[at]) return false;
-  return true;
+/** Whether each row of a table is notable (notableRow, against its header). */
+function tableNotable(lines: LineStarts, records: Records["records"]): boolean[] {
+  const header = lineAtStart(lines, 0);
+  return records.map(({ start }) => notableRow(header, lineAtStart(lines, start)));
 }
 
 const PSQL_RULE = /^-+(?:\+-+)+$|^[-=]{3,}(?:\s+[-=]{3,})*$/;
 const PSQL_FOOTER = /^\(\d+ rows?\)$/;
 
-function tableRecords(lines: readonly string[]): Records | undefined {
+function tableRecords(lines: LineStarts): Records | undefined {
+  const line = (at: number) => (at < lines.count ? lineAtStart(lines, at) : undefined);
   let head = 1;
-  if (PSQL_RULE.test((lines[1] ?? "").trim())) head = 2;
-  let end = lines.length;
+  if (PSQL_RULE.test((line(1) ?? "").trim())) head = 2;
+  let end = lines.count;
   while (
     end > head &&
-    (lines[end - 1]?.trim() === "" || PSQL_FOOTER.test(lines[end - 1]?.trim() ?? ""))
+    (line(end - 1)?.trim() === "" || PSQL_FOOTER.test(line(end - 1)?.trim() ?? ""))
   )
     end--;
   const records = [];
-  for (let line = head; line < end; line++) records.push({ start: line, end: line + 1 });
+  for (let row = head; row < end; row++) records.push({ start: row, end: row + 1 });
   return { head, records, end };
 }
 
-const ITEM = /^(\s*)- /;
 const DOCUMENT = /^---(?:\s|$)/;
 const TOP_KEY = /^[^\s#-][^:]*:(?:\s|$)/;
 
-function yamlRecords(lines: readonly string[]): Records | undefined {
+function yamlRecords(lines: LineStarts): Records | undefined {
   return (
     sequenceRecords(lines) ??
     splitRecords(lines, (line) => DOCUMENT.test(line)) ??
@@ -135,20 +125,34 @@ function yamlRecords(lines: readonly string[]): Records | undefined {
   );
 }
 
-/** The items of the first block sequence with two or more items, at its own indentation. */
-function sequenceRecords(lines: readonly string[]): Records | undefined {
-  for (let first = 0; first < lines.length; first++) {
-    const opening = ITEM.exec(lines[first] as string);
-    if (!opening) continue;
-    const indent = (opening[1] as string).length;
+const DASH = 0x2d;
+const SPACE = 0x20;
+
+/**
+ * The items of the first block sequence with two or more items, at its own indentation. A line
+ * opens an item when `- ` follows its indentation (what `/^(\s*)- /` finds: the white space
+ * before it is all there is of it); lines are read by their characters, none made a string.
+ */
+function sequenceRecords(lines: LineStarts): Records | undefined {
+  const { text, count, starts } = lines;
+  const opensItemAt = (line: number, indent: number) => {
+    const at = (starts[line] as number) + indent;
+    return (
+      codeAt(text, at) === DASH &&
+      codeAt(text, at + 1) === SPACE &&
+      at + 1 < (starts[line + 1] as number) - 1
+    );
+  };
+  for (let first = 0; first < count; first++) {
+    const indent = indentAt(lines, first);
+    if (indent === -1 || !opensItemAt(first, indent)) continue;
     const records: Array<{ start: number; end: number }> = [];
     let start = first;
     let line = first + 1;
-    for (; line < lines.length; line++) {
-      const text = lines[line] as string;
-      const depth = indentOf(text);
+    for (; line < count; line++) {
+      const depth = indentAt(lines, line);
       if (depth === -1 || depth > indent) continue;
-      if (depth === indent && text.startsWith("- ", indent)) {
+      if (depth === indent && opensItemAt(line, indent)) {
         records.push({ start, end: line });
         start = line;
         continue;
@@ -157,7 +161,7 @@ function sequenceRecords(lines: readonly string[]): Records | undefined {
     }
     let end = line;
     // Blank lines after the last item belong to the trailer.
-    while (end > start + 1 && indentOf(lines[end - 1] as string) === -1) end--;
+    while (end > start + 1 && indentAt(lines, end - 1) === -1) end--;
     records.push({ start, end });
     if (records.length >= 2) return { head: first, records, end };
     first = line - 1;
@@ -166,24 +170,25 @@ function sequenceRecords(lines: readonly string[]): Records | undefined {
 }
 
 /**
- * White space characters a line opens with, -1 for a line of white space alone: what `trim` and
- * `trimStart` tell, without a new string for each line of a document of megabytes.
+ * White space characters line `line` opens with, -1 for a line of white space alone: what `trim`
+ * and `trimStart` tell, without a string for the line.
  */
-function indentOf(line: string): number {
-  for (let at = 0; at < line.length; at++) if (!isBlankCode(codeAt(line, at))) return at;
+function indentAt(lines: LineStarts, line: number): number {
+  const from = lines.starts[line] as number;
+  const to = (lines.starts[line + 1] as number) - 1;
+  for (let at = from; at < to; at++) if (!isBlankCode(codeAt(lines.text, at))) return at - from;
   return -1;
 }
 
 /** Records that open at each line `opens` accepts, the last one running to the end. */
-function splitRecords(
-  lines: readonly string[],
-  opens: (line: string) => boolean,
-): Records | undefined {
+function splitRecords(lines: LineStarts, opens: (line: string) => boolean): Records | undefined {
   const starts: number[] = [];
-  for (const [index, line] of lines.entries()) if (opens(line)) starts.push(index);
+  for (let line = 0; line < lines.count; line++) {
+    if (opens(lineAtStart(lines, line))) starts.push(line);
+  }
   if (starts.length < 2) return undefined;
-  let end = lines.length;
-  while (end > (starts.at(-1) as number) + 1 && (lines[end - 1] as string).trim() === "") end--;
+  let end = lines.count;
+  while (end > (starts.at(-1) as number) + 1 && indentAt(lines, end - 1) === -1) end--;
   const records = starts.map((start, index) => ({ start, end: starts[index + 1] ?? end }));
   return { head: starts[0] as number, records, end };
 }

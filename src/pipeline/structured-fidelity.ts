@@ -1,7 +1,7 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
 import { outlineJson } from "../content/json-outline.js";
 import { documentRecords } from "../content/records.js";
-import { linesOf } from "../text/lines.js";
+import { lineAtStart, lineStartsOf } from "../text/lines.js";
 import type { FidelityViolation } from "./fidelity.js";
 
 /**
@@ -92,11 +92,11 @@ function checkRecords(
   lines: readonly string[],
   kind: "yaml" | "table",
 ): FidelityViolation | undefined {
-  const received = linesOf(original);
-  const found = documentRecords(received, kind, original);
+  const received = lineStartsOf(original);
+  const found = documentRecords(original, kind);
   let at = 0;
   for (const returned of lines) {
-    if (at < received.length && returned === received[at]) {
+    if (at < received.count && returned === lineAtStart(received, at)) {
       at++;
       continue;
     }
@@ -111,7 +111,7 @@ function checkRecords(
     }
     at = (found.records[last] as { end: number }).end;
   }
-  return at === received.length ? undefined : "record_cut";
+  return at === received.count ? undefined : "record_cut";
 }
 
 /**

@@ -1,25 +1,10 @@
 /**
- * The lines of a text, a final newline not starting one, as the collapse of a long output and
- * the fidelity check of that change both read them. A component reduces every output of a
- * request before the guards check its changes, so the last long text split is remembered (short
- * ones split in no time and do not displace it): the check reads the same array, and the
- * records read from it (content/records.ts) by identity. Held weakly: a document of megabytes is
- * not kept beyond its request.
+ * Texts of a long tool output are read again by the component that reduces it and by the
+ * fidelity check of its change, in the same turn of the event loop: what is read of the last
+ * long text is remembered (short ones are read in no time and do not displace it), held weakly
+ * so that a document of megabytes is not kept beyond its request.
  */
 const REMEMBERED_CHARS = 64 * 1024;
-
-let last: WeakRef<{ readonly text: string; readonly lines: readonly string[] }> | undefined;
-
-export function linesOf(text: string): readonly string[] {
-  const long = text.length >= REMEMBERED_CHARS;
-  const known = long ? last?.deref() : undefined;
-  if (known !== undefined && known.text.length === text.length && known.text === text) {
-    return known.lines;
-  }
-  const lines = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n");
-  if (long) last = new WeakRef({ text, lines });
-  return lines;
-}
 
 /**
  * `text.split("\n")`, by finding each newline and slicing the line before it: on a text of
@@ -59,4 +44,55 @@ export function hasMoreLinesThan(text: string, limit: number): boolean {
   const more = lines > limit;
   lastCount = new WeakRef({ text, limit, more });
   return more;
+}
+
+/**
+ * The lines of a text, a final newline not starting one, as the collapse of a long table or YAML
+ * document and the fidelity check of that change both read them, by where each starts rather
+ * than as strings: a reader that needs few of them as strings (a collapse that
+ * keeps forty lines of a pod list of half a million) makes those alone. Line `i` is
+ * `text.slice(starts[i], starts[i + 1] - 1)`; `text` is the text less its final newline, and
+ * `starts[count]` is `text.length + 1`.
+ */
+export interface LineStarts {
+  readonly text: string;
+  readonly count: number;
+  readonly starts: Int32Array;
+}
+
+let lastStarts: WeakRef<{ readonly source: string; readonly lines: LineStarts }> | undefined;
+
+/** The lines of `text` by their starts; the last long text's are remembered (held weakly). */
+export function lineStartsOf(text: string): LineStarts {
+  const long = text.length >= REMEMBERED_CHARS;
+  const known = long ? lastStarts?.deref() : undefined;
+  if (known !== undefined && known.source.length === text.length && known.source === text) {
+    return known.lines;
+  }
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  let count = 1;
+  for (let at = body.indexOf("\n"); at !== -1; at = body.indexOf("\n", at + 1)) count++;
+  const starts = new Int32Array(count + 1);
+  let line = 0;
+  for (let at = body.indexOf("\n"); at !== -1; at = body.indexOf("\n", at + 1)) {
+    starts[++line] = at + 1;
+  }
+  starts[count] = body.length + 1;
+  const lines = { text: body, count, starts };
+  if (long) lastStarts = new WeakRef({ source: text, lines });
+  return lines;
+}
+
+/** The lines of an array as LineStarts (each line as it is, an empty last one too). */
+export function lineStartsOfLines(lines: readonly string[]): LineStarts {
+  const starts = new Int32Array(lines.length + 1);
+  for (let line = 0; line < lines.length; line++) {
+    starts[line + 1] = (starts[line] as number) + (lines[line] as string).length + 1;
+  }
+  return { text: lines.join("\n"), count: lines.length, starts };
+}
+
+/** Line `line` as a string. */
+export function lineAtStart(lines: LineStarts, line: number): string {
+  return lines.text.slice(lines.starts[line] as number, (lines.starts[line + 1] as number) - 1);
 }

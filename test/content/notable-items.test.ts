@@ -214,7 +214,10 @@ describe("notable records of a YAML document", () => {
   it("are the same read from the text the lines were split from", () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 2, maxLength: 24 }), fc.boolean(), (lines, final) => {
-        const found = documentRecords(lines, "yaml", `${lines.join("\n")}${final ? "\n" : ""}`);
+        const text = `${lines.join("\n")}${final ? "\n" : ""}`;
+        // A text's final newline starts no line: a last line left empty is not one of its lines.
+        if (!final && lines.at(-1) === "") return;
+        const found = documentRecords(text, "yaml");
         if (found === undefined) return;
         const each = found.records.map(({ start, end }) =>
           notableRecord(lines.slice(start, end).join("\n")),
