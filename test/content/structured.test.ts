@@ -1,4 +1,5 @@
 import { decode } from "@toon-format/toon";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classifyOutput } from "../../src/content/classify.js";
 import { notableRecord, notableRow } from "../../src/content/notable.js";
@@ -6,6 +7,7 @@ import { documentRecords, recordsOf } from "../../src/content/records.js";
 import { checkFidelity } from "../../src/pipeline/fidelity.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { outputTexts, transcriptOf } from "../support/fact-arbitraries.js";
+import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 const bash = (command: string) => ({ name: "Bash", input: { command } });
 
@@ -269,5 +271,81 @@ describe("structured outputs through the default preset, clean mode", () => {
     const kept = returned.match(/^- apiVersion: v1$/gm)?.length ?? 0;
     expect(counts.length).toBeGreaterThan(0);
     expect(kept + counts.reduce((sum, match) => sum + Number(match[1]), 0)).toBe(400);
+  });
+});
+
+describe("records read by where their lines start", () => {
+  /** The reference: the records as first read, from each line made a string and trimmed. */
+  function referenceYamlRecords(lines: readonly string[]) {
+    const ITEM = /^(\s*)- /;
+    const sequence = () => {
+      for (let first = 0; first < lines.length; first++) {
+        const opening = ITEM.exec(lines[first] as string);
+        if (!opening) continue;
+        const indent = (opening[1] as string).length;
+        const records: Array<{ start: number; end: number }> = [];
+        let start = first;
+        let line = first + 1;
+        for (; line < lines.length; line++) {
+          const text = lines[line] as string;
+          if (text.trim() === "") continue;
+          const depth = text.length - text.trimStart().length;
+          if (depth > indent) continue;
+          if (depth === indent && text.startsWith("- ", indent)) {
+            records.push({ start, end: line });
+            start = line;
+            continue;
+          }
+          break;
+        }
+        let end = line;
+        while (end > start + 1 && (lines[end - 1] as string).trim() === "") end--;
+        records.push({ start, end });
+        if (records.length >= 2) return { head: first, records, end };
+        first = line - 1;
+      }
+      return undefined;
+    };
+    const split = (opens: (line: string) => boolean) => {
+      const starts = lines.flatMap((line, index) => (opens(line) ? [index] : []));
+      if (starts.length < 2) return undefined;
+      let end = lines.length;
+      while (end > (starts.at(-1) as number) + 1 && (lines[end - 1] as string).trim() === "") end--;
+      const records = starts.map((start, index) => ({ start, end: starts[index + 1] ?? end }));
+      return { head: starts[0] as number, records, end };
+    };
+    const found =
+      sequence() ??
+      split((line) => /^---(?:\s|$)/.test(line)) ??
+      split((line) => /^[^\s#-][^:]*:(?:\s|$)/.test(line));
+    return found !== undefined && found.records.length >= 2 ? found : undefined;
+  }
+
+  it("are those of the lines made strings, for any indentation and white space", () => {
+    const line = fc.constantFrom(
+      "items:",
+      "- a: 1",
+      "  - b: 2",
+      "\t- c",
+      "-  d",
+      "-x",
+      "- ",
+      "-",
+      "  key: v",
+      "\u00a0- e",
+      "---",
+      "--- x",
+      "top: 1",
+      "# note",
+      "",
+      "   ",
+      "\r",
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 16 }), (lines) => {
+        expect(recordsOf(lines, "yaml")).toEqual(referenceYamlRecords(lines));
+      }),
+      { numRuns: PROPERTY_RUNS * 10 },
+    );
   });
 });
