@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CLEAN_PASSES, cleanText, textclean } from "../../src/components/textclean.js";
+import {
+  CLEAN_PASSES,
+  cleanText,
+  stripEscapes,
+  textclean,
+} from "../../src/components/textclean.js";
 import { componentsSchema } from "../../src/config/schema.js";
 import { fakeContext, toolOutputs } from "../support/component-context.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
@@ -251,5 +256,71 @@ describe("cleanText on line endings", () => {
     );
     const crlf = Array.from({ length: 1000 }, (_, line) => `line ${line}`).join("\r\n");
     expect(cleanText(crlf)).toBe(crlf);
+  });
+});
+
+describe("stripEscapes", () => {
+  /** The escape sequences as a pattern: what textclean replaced before it read them by hand. */
+  const ANSI =
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching terminal control codes is the point
+    /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[()*+][0-~]|\x1b[ -/]*[0-~]/g;
+
+  it("removes what the pattern matches, and nothing else", () => {
+    // Escape starts, every class of byte a sequence reads, text of one and two bytes a unit,
+    // and halves of a surrogate pair, alone or together.
+    const piece = fc.constantFrom(
+      "\x1b",
+      "\x9b",
+      "\x1b[",
+      "\x1b]",
+      "\x1bP",
+      "\x1b(",
+      "[",
+      "]",
+      "P",
+      "X",
+      "^",
+      "_",
+      "(",
+      "+",
+      "!",
+      "/",
+      "0",
+      ";",
+      "?",
+      "m",
+      "B",
+      "~",
+      "\\",
+      "\x07",
+      "\x7f",
+      "a",
+      " ",
+      "\n",
+      "\r",
+      "é",
+      "✓",
+      "\ud83d",
+      "\ude80",
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const text = pieces.join("");
+        expect(stripEscapes(text)).toBe(text.replace(ANSI, ""));
+      }),
+      { numRuns: PROPERTY_RUNS * 20 },
+    );
+  });
+
+  it("gives back the same string when there is nothing to remove", () => {
+    const text = "plain text, an escape with nothing after it \x1b";
+    expect(stripEscapes(text)).toBe(text);
+  });
+
+  it("reads a log of many escapes and no C1 CSI in time linear in its length", () => {
+    // Searched again for a C1 CSI at each ESC, 2 MB of colours took minutes.
+    const line = "\x1b[32m+\x1b[0m pkg@1.0.0 \x1b[90m(3 ms)\x1b[0m\n";
+    const text = line.repeat(50_000);
+    expect(stripEscapes(text)).toBe("+ pkg@1.0.0 (3 ms)\n".repeat(50_000));
   });
 });
