@@ -105,7 +105,7 @@ export function stripEscapes(text: string): string {
   return Buffer.from(kept.buffer, 0, length).toString(width === 1 ? "latin1" : "utf16le");
 }
 
-const WIDER_THAN_A_BYTE = /[^\x00-\xff]/;
+const WIDER_THAN_A_BYTE = /[\u0100-\uffff]/;
 
 /**
  * Reformat: strips ANSI escape sequences and carriage-return progress redraws.
