@@ -9,7 +9,9 @@ import { codeAt, isBlankCode } from "./char-code.js";
  *
  * The components that read an output line by line (extract, linecap) read one text in turn, so
  * the index of the last long text is remembered (held weakly: a log of megabytes is not kept
- * beyond its request).
+ * beyond its request). A reader that needs only where lines start, a final newline starting
+ * none (the records of a table or YAML document), reads `LineStarts` (text/lines.ts): no hash,
+ * no count a line.
  */
 export interface LineIndex {
   readonly text: string;

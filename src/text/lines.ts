@@ -52,7 +52,8 @@ export function hasMoreLinesThan(text: string, limit: number): boolean {
  * than as strings: a reader that needs few of them as strings (a collapse that
  * keeps forty lines of a pod list of half a million) makes those alone. Line `i` is
  * `text.slice(starts[i], starts[i + 1] - 1)`; `text` is the text less its final newline, and
- * `starts[count]` is `text.length + 1`.
+ * `starts[count]` is `text.length + 1`. (A reader that compares lines, extract's and linecap's,
+ * reads the line index, text/line-index.ts: ids of equal lines as well.)
  */
 export interface LineStarts {
   readonly text: string;
