@@ -1,6 +1,6 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import { lineStartsOf } from "../text/lines.js";
+import { countLines, lineStartsOf } from "../text/lines.js";
 import { markedPhrase } from "./marked-phrase.js";
 import { collapseJsonItems, collapseRecords } from "./record-collapse.js";
 
@@ -66,9 +66,7 @@ function headAndTail(
   headLines: number,
   tailLines: number,
 ): { head?: string; tail?: string; omitted: number } | undefined {
-  let lines = 1;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-  const omitted = lines - headLines - tailLines;
+  const omitted = countLines(text) - headLines - tailLines;
   if (omitted <= 0) return undefined;
   let headEnd = -1;
   for (let line = 0; line < headLines; line++) headEnd = text.indexOf("\n", headEnd + 1);

@@ -87,21 +87,21 @@ const PROGRESS = 1;
 const REPEATED = 2;
 
 /**
- * The non-blank characters of the lines before each candidate (every line when `candidates` is
- * undefined), each line counted up to
- * `MIN_REPEAT_CHARS` (no segment needs more): whether candidates `from`..`to` are long enough
- * to drop is `before[to] - before[from] >= MIN_REPEAT_CHARS`, one subtraction however many blank
+ * The non-blank characters of the lines before each of `count` candidates (`lineOf`: the line
+ * of each), each line counted up to `MIN_REPEAT_CHARS` (no segment needs more): whether
+ * candidates `from`..`to` are long enough to drop is `before[to] - before[from] >= MIN_REPEAT_CHARS`, one subtraction however many blank
  * lines they hold (read line by line, a run of blank lines was read again from each of its lines).
  */
-function nonBlankBefore(index: LineIndex, candidates: Int32Array | undefined): Int32Array {
+function nonBlankBefore(
+  index: LineIndex,
+  count: number,
+  lineOf: (position: number) => number,
+): Int32Array {
   const { nonBlank } = index;
-  const lines = candidates?.length ?? index.count;
-  const before = new Int32Array(lines + 1);
+  const before = new Int32Array(count + 1);
   let sum = 0;
-  for (let position = 0; position < lines; position++) {
-    const line = candidates === undefined ? position : (candidates[position] as number);
-    const count = nonBlank[line] as number;
-    sum += Math.min(count, MIN_REPEAT_CHARS);
+  for (let position = 0; position < count; position++) {
+    sum += Math.min(nonBlank[lineOf(position)] as number, MIN_REPEAT_CHARS);
     before[position + 1] = sum;
   }
   return before;
@@ -228,7 +228,7 @@ function fates(index: LineIndex): Uint8Array {
     seen.previous[position] = seen.latest[id] as number;
     seen.latest[id] = position;
   };
-  const nonBlank = nonBlankBefore(index, candidates);
+  const nonBlank = nonBlankBefore(index, count, lineOf);
   const budget = { comparisons: COMPARISONS_PER_LINE * count };
   // Lines equal to the one at `position`, around it (from where a search for them started).
   const same = { from: 0, to: 0 };

@@ -37,10 +37,10 @@ export function collapseRecords(
   if (keep.every(Boolean)) return undefined;
   const unit = kind === "table" ? "row" : "record";
   const lines = lineStartsOf(text);
+  const kept: string[] = [];
   const linesFrom = (from: number, to: number) => {
     for (let line = from; line < to; line++) kept.push(lineAtStart(lines, line));
   };
-  const kept: string[] = [];
   linesFrom(0, head);
   let marked = false;
   let left = 0;

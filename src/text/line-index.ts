@@ -1,4 +1,5 @@
 import { codeAt, isBlankCode } from "./char-code.js";
+import { countLines } from "./lines.js";
 
 /**
  * The lines of a text (the text split on `\n`, as `split` does) read once, without a string for
@@ -85,8 +86,7 @@ export function linesMatching(index: LineIndex, pattern: RegExp): Uint8Array {
 }
 
 function build(text: string): LineIndex {
-  let count = 1;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  const count = countLines(text);
   const starts = new Int32Array(count + 1);
   const hashes = new Int32Array(count);
   const nonBlank = new Uint8Array(count);

@@ -23,6 +23,18 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
+/**
+ * The lines of `text` split on `\n` (one more than its newlines), counted no further than
+ * `limit` + 1: found by searching for each newline, no line made a string.
+ */
+export function countLines(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && lines <= limit; at = text.indexOf("\n", at + 1)) {
+    lines++;
+  }
+  return lines;
+}
+
 let lastCount:
   | WeakRef<{ readonly text: string; readonly limit: number; readonly more: boolean }>
   | undefined;
@@ -37,11 +49,7 @@ export function hasMoreLinesThan(text: string, limit: number): boolean {
   if (text.length < limit) return false;
   const known = lastCount?.deref();
   if (known !== undefined && known.limit === limit && known.text === text) return known.more;
-  let lines = 1;
-  for (let at = text.indexOf("\n"); at !== -1 && lines <= limit; at = text.indexOf("\n", at + 1)) {
-    lines++;
-  }
-  const more = lines > limit;
+  const more = countLines(text, limit) > limit;
   lastCount = new WeakRef({ text, limit, more });
   return more;
 }
@@ -71,8 +79,7 @@ export function lineStartsOf(text: string): LineStarts {
     return known.lines;
   }
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
-  let count = 1;
-  for (let at = body.indexOf("\n"); at !== -1; at = body.indexOf("\n", at + 1)) count++;
+  const count = countLines(body);
   const starts = new Int32Array(count + 1);
   let line = 0;
   for (let at = body.indexOf("\n"); at !== -1; at = body.indexOf("\n", at + 1)) {
