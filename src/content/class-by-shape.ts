@@ -1,5 +1,5 @@
 import { opensJsonDocument } from "../components/json-document.js";
-import { cleanText } from "../components/textclean.js";
+import { cleanText } from "../text/terminal.js";
 import type { ContentClass } from "./content-class.js";
 import { mayBeJsonDocument } from "./json-limit.js";
 import { outlineJson } from "./json-outline.js";

@@ -1,12 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  CLEAN_PASSES,
-  cleanText,
-  stripEscapes,
-  textclean,
-} from "../../src/components/textclean.js";
+import { textclean } from "../../src/components/textclean.js";
 import { componentsSchema } from "../../src/config/schema.js";
+import { CLEAN_PASSES, cleanText, stripEscapes } from "../../src/text/terminal.js";
 import { fakeContext, toolOutputs } from "../support/component-context.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 

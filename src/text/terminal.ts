@@ -1,0 +1,204 @@
+import { codeAt } from "./char-code.js";
+
+/**
+ * Terminal output as a reader sees it (§5 textclean): without its escape sequences, and with
+ * each line's carriage-return redraws resolved to what the terminal left visible.
+ */
+
+/**
+ * ANSI escape sequences, as `stripEscapes` reads them: what the pattern
+ * `(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[()*+][0-~]|\x1b[ -/]*[0-~]`
+ * finds, in its order: CSI (`ESC [` params, intermediates, final; also the one-byte C1 CSI), OSC
+ * (`ESC ]` … BEL or `ESC \`), DCS/SOS/PM/APC strings (`ESC P|X|^|_` … `ESC \`), both only when
+ * terminated (an unterminated one loses just its `ESC ]`, never the text after it),
+ * character-set designations (`ESC ( B`), and the remaining two-character escapes (`ESC 7`,
+ * `ESC =`, `ESC M`, …).
+ */
+const ESC = 0x1b;
+const C1_CSI = 0x9b;
+const BEL = 0x07;
+const CR = 0x0d;
+const LF = 0x0a;
+
+const within = (code: number, low: number, high: number) => code >= low && code <= high;
+
+/** Where a CSI whose parameters start at `from` ends, or -1 when it has no final byte. */
+function csiEnd(text: string, from: number): number {
+  let at = from;
+  while (within(codeAt(text, at), 0x30, 0x3f)) at++;
+  while (within(codeAt(text, at), 0x20, 0x2f)) at++;
+  return within(codeAt(text, at), 0x40, 0x7e) ? at + 1 : -1;
+}
+
+/** Where the escape sequence that starts at `at` (an ESC or a C1 CSI) ends, or -1 for none. */
+function escapeEnd(text: string, at: number): number {
+  if (codeAt(text, at) === C1_CSI) return csiEnd(text, at + 1);
+  const second = codeAt(text, at + 1);
+  if (second === 0x5b) {
+    const end = csiEnd(text, at + 2);
+    if (end !== -1) return end;
+  } else if (second === 0x5d) {
+    let end = at + 2;
+    while (end < text.length && codeAt(text, end) !== BEL && codeAt(text, end) !== ESC) end++;
+    if (codeAt(text, end) === BEL) return end + 1;
+    if (codeAt(text, end) === ESC && codeAt(text, end + 1) === 0x5c) return end + 2;
+  } else if (second === 0x50 || second === 0x58 || second === 0x5e || second === 0x5f) {
+    const end = text.indexOf("\x1b", at + 2);
+    if (end !== -1 && codeAt(text, end + 1) === 0x5c) return end + 2;
+  } else if (within(second, 0x28, 0x2b) && within(codeAt(text, at + 2), 0x30, 0x7e)) {
+    return at + 3;
+  }
+  let end = at + 1;
+  while (within(codeAt(text, end), 0x20, 0x2f)) end++;
+  return within(codeAt(text, end), 0x30, 0x7e) ? end + 1 : -1;
+}
+
+/**
+ * Passes over a text at most. Removing a sequence can join an ESC to the text after it (`ESC ESC
+ * a` → `ESC a`), so a text is cleaned again while a pass changes it; but each pass reads the whole
+ * text, and escapes nested one in another (`ESC ESC ESC 7 7 7`) lose one level a pass: a run of
+ * them would take time quadratic in its length. Terminal output nests one level, rarely two;
+ * what is nested deeper keeps the escapes the last pass left.
+ */
+export const CLEAN_PASSES = 4;
+
+/**
+ * `text` without its escape sequences and with its redraws resolved, cleaned again while a pass
+ * changes it (at most CLEAN_PASSES passes); `text` itself when there is nothing to clean.
+ *
+ * A bare `\r` (one not followed by `\n`) returns the cursor to the start of the line, so of the
+ * segments it separates only the last non-empty one is what a terminal leaves visible; that one
+ * is kept (a shorter final segment would, on a real terminal, leave the tail of a longer earlier
+ * one visible — progress redraws rewrite whole lines, so this is not reproduced). `\r\n` line
+ * endings are line endings, not redraws: they are kept byte for byte.
+ */
+export function cleanText(text: string): string {
+  let current = text;
+  for (let pass = 0; pass < CLEAN_PASSES; pass++) {
+    const next = cleanOnce(current);
+    if (next === current) return current;
+    current = next;
+  }
+  return current;
+}
+
+/** `text` without its escape sequences (every match of the pattern above removed). */
+export function stripEscapes(text: string): string {
+  if (!hasEscapeStart(text)) return text;
+  const units = unitsFor(text);
+  const length = copyWithoutEscapes(text, units);
+  return length === text.length ? text : textOf(units, length);
+}
+
+/**
+ * One pass: the text's units copied once into a buffer, each escape sequence skipped where it
+ * starts, then the redraws resolved in that buffer in place, and the buffer read back as one
+ * string. A coloured log has a sequence every dozen characters: a pattern's replace cost about
+ * 170 ns a match, and splitting the cleaned text into lines and joining them again as much as
+ * the copy.
+ */
+function cleanOnce(text: string): string {
+  const escapes = hasEscapeStart(text);
+  // A `\r` bare once the sequences are gone is bare in the text too: what follows it there is
+  // the unit that follows it then, or a sequence.
+  if (!escapes && !hasBareReturn(text)) return text;
+  const units = unitsFor(text);
+  const copied = escapes ? copyWithoutEscapes(text, units) : copyAll(text, units);
+  const length = resolveRedraws(units, copied);
+  return length === text.length ? text : textOf(units, length);
+}
+
+function hasEscapeStart(text: string): boolean {
+  return text.indexOf("\x1b") !== -1 || text.indexOf("\x9b") !== -1;
+}
+
+/**
+ * Whether `text` holds a `\r` that is not the first half of a `\r\n`: without one there is no
+ * redraw to resolve, and a log with CRLF line endings is left as it is.
+ */
+function hasBareReturn(text: string): boolean {
+  for (let at = text.indexOf("\r"); at >= 0; at = text.indexOf("\r", at + 1)) {
+    if (codeAt(text, at + 1) !== LF) return true;
+  }
+  return false;
+}
+
+/** A text's units, a byte each when every one fits (most logs), else two. */
+type Units = Uint8Array | Uint16Array;
+
+const WIDER_THAN_A_BYTE = /[\u0100-\uffff]/;
+const BIG_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 0;
+
+function unitsFor(text: string): Units {
+  return WIDER_THAN_A_BYTE.test(text) ? new Uint16Array(text.length) : new Uint8Array(text.length);
+}
+
+/**
+ * `units[0, length)` as a string: a byte a unit read as Latin-1 (a one-byte string, as the
+ * text's own), else two read as UTF-16 (every unit as it was, a lone surrogate too).
+ */
+function textOf(units: Units, length: number): string {
+  if (units instanceof Uint8Array) {
+    return Buffer.from(units.buffer, units.byteOffset, length).toString("latin1");
+  }
+  const bytes = Buffer.from(units.buffer, units.byteOffset, length * 2);
+  if (BIG_ENDIAN) bytes.swap16();
+  return bytes.toString("utf16le");
+}
+
+function copyAll(text: string, units: Units): number {
+  for (let at = 0; at < text.length; at++) units[at] = codeAt(text, at);
+  return text.length;
+}
+
+/** Copies the units of `text` outside its escape sequences; returns how many. */
+function copyWithoutEscapes(text: string, units: Units): number {
+  let length = 0;
+  for (let at = 0; at < text.length; ) {
+    const code = codeAt(text, at);
+    if (code === ESC || code === C1_CSI) {
+      const end = escapeEnd(text, at);
+      if (end !== -1) {
+        at = end;
+        continue;
+      }
+    }
+    units[length++] = code;
+    at++;
+  }
+  return length;
+}
+
+/**
+ * Resolves the redraws of the text in `units[0, length)` in place; returns its new length. Each
+ * line holding a bare `\r` keeps its last run of units without one (the last non-empty segment),
+ * its `\r\n` ending if it had one; the lines between are moved as they are.
+ */
+function resolveRedraws(units: Units, length: number): number {
+  let write = 0;
+  let read = 0;
+  let cr = units.indexOf(CR);
+  while (cr !== -1 && cr < length) {
+    const lineStart = cr === 0 ? 0 : units.lastIndexOf(LF, cr - 1) + 1;
+    let lineEnd = units.indexOf(LF, cr);
+    const last = lineEnd === -1 || lineEnd >= length;
+    if (last) lineEnd = length;
+    const bodyEnd = !last && units[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd;
+    if (cr < bodyEnd) {
+      let end = bodyEnd;
+      while (end > lineStart && units[end - 1] === CR) end--;
+      let start = end;
+      while (start > lineStart && units[start - 1] !== CR) start--;
+      units.copyWithin(write, read, lineStart);
+      write += lineStart - read;
+      units.copyWithin(write, start, end);
+      write += end - start;
+      if (bodyEnd < lineEnd) units[write++] = CR;
+      if (!last) units[write++] = LF;
+      read = last ? length : lineEnd + 1;
+    }
+    cr = lineEnd + 1 < length ? units.indexOf(CR, lineEnd + 1) : -1;
+  }
+  units.copyWithin(write, read, length);
+  return write + length - read;
+}
