@@ -2,6 +2,7 @@ import type { CompactOptions, Compactor, CompactResult } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import { InvalidBodyError, rehydrate } from "../rehydrate.js";
 import type { Store } from "../store/types.js";
+import { utf8Text } from "../text/utf8.js";
 import type { InflightBytes } from "./inflight.js";
 import type { JobInput, RehydrateOptions, RehydrateOutcome } from "./job.js";
 import type { WorkerPool } from "./worker-pool.js";
@@ -32,8 +33,6 @@ export type RehydrateAnswer = RehydrateOutcome | { readonly kind: "busy" | "dead
  * `limits.compact_timeout_ms`, a body its worker could not hold, not UTF-8, or a failure.
  */
 export type CompactMiss = "busy" | "deadline" | "too_costly" | "not_utf8" | "failed";
-
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * The one way routes compact and rehydrate bodies (§10): admitted by bytes in flight, run inline
@@ -180,10 +179,5 @@ export class Compaction {
 const notUtf8: RehydrateOutcome = { kind: "not_utf8" };
 
 function decoded(input: JobInput): string | undefined {
-  if (typeof input === "string") return input;
-  try {
-    return utf8.decode(input);
-  } catch {
-    return undefined;
-  }
+  return typeof input === "string" ? input : utf8Text(input);
 }

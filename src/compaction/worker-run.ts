@@ -3,6 +3,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { Compactor, type CompactResult } from "../compactor.js";
 import { components } from "../components/registry.js";
 import { InvalidBodyError, rehydrate } from "../rehydrate.js";
+import { utf8Text } from "../text/utf8.js";
 import type {
   AnswerAhead,
   AnsweredAhead,
@@ -29,15 +30,9 @@ const compactor = new Compactor({
   registry: components,
   hashKey: setup.hashKey,
 });
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function decoded(input: JobRequest["input"]): string | undefined {
-  if (typeof input === "string") return input;
-  try {
-    return utf8.decode(input);
-  } catch {
-    return undefined;
-  }
+  return typeof input === "string" ? input : utf8Text(input);
 }
 
 /** Undefined when the job's estimated heap fits the budget, else why it is refused. */

@@ -4,6 +4,7 @@ import type { UsageFormat } from "../cache/usage.js";
 import type { Config } from "../config/schema.js";
 import { causeCode } from "../errors/cause-code.js";
 import type { Store } from "../store/types.js";
+import { utf8Text } from "../text/utf8.js";
 import type { UpstreamClient } from "../upstream/client.js";
 import {
   ClientGoneError,
@@ -34,8 +35,6 @@ const USAGE_FORMATS: Readonly<Record<Provider, UsageFormat>> = {
   responses: "responses",
 };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 /**
  * One proxied request (§8.2): compact → inject the expand tool → forward → the expand loop.
  * The client gets the final upstream response with the upstream's status, headers and body.
@@ -55,12 +54,8 @@ export async function handleProxy(
 ): Promise<Response> {
   const bytes = new Uint8Array(await request.arrayBuffer());
   const url = new URL(request.url);
-  let original: string;
-  try {
-    original = utf8.decode(bytes);
-  } catch {
-    return errorResponse(400, "request body is not valid UTF-8");
-  }
+  const original = utf8Text(bytes);
+  if (original === undefined) return errorResponse(400, "request body is not valid UTF-8");
   const prepared = await prepareRequest(context, original, {
     provider,
     headers: request.headers,
