@@ -7,6 +7,7 @@ import {
   lineLength,
   linesMatching,
 } from "../text/line-index.js";
+import { WorkingArrays } from "../text/working-arrays.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
 /**
@@ -86,6 +87,16 @@ const KEPT = 0;
 const PROGRESS = 1;
 const REPEATED = 2;
 
+/** What a search works in, a line each (see WorkingArrays): read only within one call. */
+const working = new WorkingArrays();
+const BEFORE = 0;
+const CANDIDATES = 1;
+const IDS = 2;
+const LATEST = 3;
+const PREVIOUS = 4;
+const FATE = 0;
+const ERRORS = 1;
+
 /**
  * The non-blank characters of the lines before each of `count` candidates (`lineOf`: the line
  * of each), each line counted up to `MIN_REPEAT_CHARS` (no segment needs more): whether
@@ -98,7 +109,7 @@ function nonBlankBefore(
   lineOf: (position: number) => number,
 ): Int32Array {
   const { nonBlank } = index;
-  const before = new Int32Array(count + 1);
+  const before = working.ints(BEFORE, count + 1);
   let sum = 0;
   for (let position = 0; position < count; position++) {
     sum += Math.min(nonBlank[lineOf(position)] as number, MIN_REPEAT_CHARS);
@@ -189,7 +200,7 @@ interface Occurrences {
  * text's line index: a line is made a string only to be tested as a progress line.
  */
 function fates(index: LineIndex): Uint8Array {
-  const fate = new Uint8Array(index.count);
+  const fate = working.bytes(FATE, index.count);
   const suspects = linesMatching(index, PROGRESS_CHAR);
   let progress = 0;
   for (let line = 0; line < index.count; line++) {
@@ -205,9 +216,9 @@ function fates(index: LineIndex): Uint8Array {
   let ids = index.ids;
   let errors = errorLines;
   if (progress > 0) {
-    candidates = new Int32Array(index.count - progress);
-    ids = new Int32Array(candidates.length);
-    errors = new Uint8Array(candidates.length);
+    candidates = working.ints(CANDIDATES, index.count - progress);
+    ids = working.ints(IDS, candidates.length);
+    errors = working.bytes(ERRORS, candidates.length);
     let position = 0;
     for (let line = 0; line < index.count; line++) {
       if (fate[line] === PROGRESS) continue;
@@ -220,8 +231,8 @@ function fates(index: LineIndex): Uint8Array {
   const lineOf = (position: number) =>
     candidates === undefined ? position : (candidates[position] as number);
   const seen: Occurrences = {
-    latest: new Int32Array(index.distinct).fill(-1),
-    previous: new Int32Array(count),
+    latest: working.ints(LATEST, index.distinct, -1),
+    previous: working.ints(PREVIOUS, count),
   };
   const remember = (position: number) => {
     const id = ids[position] as number;

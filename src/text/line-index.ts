@@ -1,5 +1,6 @@
 import { codeAt, isBlankCode } from "./char-code.js";
 import { countLines } from "./lines.js";
+import { WorkingArrays } from "./working-arrays.js";
 
 /**
  * The lines of a text (the text split on `\n`, as `split` does) read once, without a string for
@@ -40,6 +41,14 @@ const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
 let last: WeakRef<LineIndex> | undefined;
+
+/** What a reading works in, beside what it returns: see WorkingArrays. */
+const working = new WorkingArrays();
+const HASHES = 0;
+const TABLE = 1;
+const AGAIN = 0;
+const ONCE = 1;
+const TWICE = 2;
 
 export function lineIndexOf(text: string): LineIndex {
   const long = text.length >= REMEMBERED_CHARS;
@@ -88,11 +97,11 @@ export function linesMatching(index: LineIndex, pattern: RegExp): Uint8Array {
 function build(text: string): LineIndex {
   const count = countLines(text);
   const starts = new Int32Array(count + 1);
-  const hashes = new Int32Array(count);
+  const hashes = working.ints(HASHES, count);
   const nonBlank = new Uint8Array(count);
   // Lines equal to the one before them (a redrawn status, `yes`: the commonest repeat), told as
   // each line ends: its hash and length are the last line's, and so is every character.
-  const again = new Uint8Array(count);
+  const again = working.bytes(AGAIN, count);
   let line = 0;
   let hash = FNV_OFFSET;
   let blankless = 0;
@@ -142,8 +151,8 @@ function idsOf(
   const count = hashes.length;
   let bits = 64;
   while (bits < count * 8) bits *= 2;
-  const once = new Uint8Array(bits >>> 3);
-  const twice = new Uint8Array(bits >>> 3);
+  const once = working.bytes(ONCE, bits >>> 3);
+  const twice = working.bytes(TWICE, bits >>> 3);
   const bitMask = bits - 1;
   for (let line = 0; line < count; line++) {
     if (again[line]) continue;
@@ -161,7 +170,7 @@ function idsOf(
   let size = 2;
   while (size < shared * 2) size *= 2;
   const mask = size - 1;
-  const table = new Int32Array(size).fill(-1);
+  const table = working.ints(TABLE, size, -1);
   const ids = new Int32Array(count);
   let distinct = 0;
   for (let line = 0; line < count; line++) {
