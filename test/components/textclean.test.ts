@@ -253,6 +253,14 @@ describe("cleanText on line endings", () => {
     const crlf = Array.from({ length: 1000 }, (_, line) => `line ${line}`).join("\r\n");
     expect(cleanText(crlf)).toBe(crlf);
   });
+
+  it("resolves the redraws of a log of many lines in time linear in its length", () => {
+    // Each line's start searched for from the text's start would read 10^11 units here.
+    const redrawn = `${"\x1b[32m10%\x1b[0m\r50%\r\r100%\r\n".repeat(200_000)}done`;
+    expect(cleanText(redrawn)).toBe(`${"100%\r\n".repeat(200_000)}done`);
+    const bare = "ab\rc\n".repeat(200_000);
+    expect(cleanText(bare)).toBe("c\n".repeat(200_000));
+  });
 });
 
 describe("stripEscapes", () => {
