@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { collapse } from "../../src/components/collapse.js";
 import { format } from "../../src/components/format.js";
 import { smartcrush } from "../../src/components/smartcrush.js";
-import { cleanText } from "../../src/text/terminal.js";
 import { toon } from "../../src/components/toon.js";
 import { componentsSchema } from "../../src/config/schema.js";
+import { cleanText } from "../../src/text/terminal.js";
 import { fakeContext, toolOutputs } from "../support/component-context.js";
 
 const options = componentsSchema.parse({});
