@@ -1,4 +1,5 @@
 import { codeAt, isBlankCode } from "../text/char-code.js";
+import { LastRead } from "../text/last-read.js";
 import { type LineStarts, lineAtStart, lineStartsOf, lineStartsOfLines } from "../text/lines.js";
 import { notableItems, notableRow } from "./notable.js";
 
@@ -42,16 +43,9 @@ export interface DocumentRecords extends Records {
 
 /**
  * The last document read: a reducer reads a long table or YAML document record by record, and
- * the fidelity check of its change reads the same document again, in the same turn of the event
- * loop. Held weakly: a document of megabytes is not kept beyond its request.
+ * the fidelity check of its change reads the same document again.
  */
-let lastDocument:
-  | WeakRef<{
-      readonly lines: LineStarts;
-      readonly kind: "yaml" | "table";
-      readonly found: DocumentRecords | undefined;
-    }>
-  | undefined;
+const lastDocument = new LastRead<DocumentRecords | undefined>();
 
 /**
  * The records of a table or YAML document with what is notable among them, or undefined when it
@@ -64,30 +58,26 @@ export function documentRecords(
   kind: "yaml" | "table",
 ): DocumentRecords | undefined {
   const lines = typeof document === "string" ? lineStartsOf(document) : lineStartsOfLines(document);
-  const last = lastDocument?.deref();
-  if (
-    last?.kind === kind &&
-    last.lines.count === lines.count &&
-    (last.lines === lines || last.lines.text === lines.text)
-  ) {
-    return last.found;
-  }
+  return lastDocument.read(lines.text, kind, () => readDocument(lines, kind));
+}
+
+function readDocument(lines: LineStarts, kind: "yaml" | "table"): DocumentRecords | undefined {
   const records = recordsIn(lines, kind);
-  const found = records && {
-    ...records,
-    notable:
-      kind === "table"
-        ? tableNotable(lines, records.records)
-        : notableItems(
-            lines.text,
-            records.records.map(({ start, end }) => ({
-              start: lines.starts[start] as number,
-              end: (lines.starts[end] as number) - 1,
-            })),
-          ),
-  };
-  lastDocument = new WeakRef({ lines, kind, found });
-  return found;
+  return (
+    records && {
+      ...records,
+      notable:
+        kind === "table"
+          ? tableNotable(lines, records.records)
+          : notableItems(
+              lines.text,
+              records.records.map(({ start, end }) => ({
+                start: lines.starts[start] as number,
+                end: (lines.starts[end] as number) - 1,
+              })),
+            ),
+    }
+  );
 }
 
 /** Whether each row of a table is notable (notableRow, against its header). */

@@ -1,4 +1,5 @@
 import { codeAt, isBlankCode } from "./char-code.js";
+import { LastRead, LONG_TEXT_CHARS } from "./last-read.js";
 import { countLines } from "./lines.js";
 import { WorkingArrays } from "./working-arrays.js";
 
@@ -34,13 +35,12 @@ export interface LineIndex {
 /** Non-blank characters of a line are counted up to this many: no reader needs more. */
 export const NON_BLANK_CAP = 255;
 
-const REMEMBERED_CHARS = 64 * 1024;
 const NEWLINE = 0x0a;
 /** FNV-1a, 32 bits, over UTF-16 units. */
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
-let last: WeakRef<LineIndex> | undefined;
+const lastIndex = new LastRead<LineIndex>(LONG_TEXT_CHARS);
 
 /** What a reading works in, beside what it returns: see WorkingArrays. */
 const working = new WorkingArrays();
@@ -51,12 +51,7 @@ const ONCE = 1;
 const TWICE = 2;
 
 export function lineIndexOf(text: string): LineIndex {
-  const long = text.length >= REMEMBERED_CHARS;
-  const known = long ? last?.deref() : undefined;
-  if (known !== undefined && known.text.length === text.length && known.text === text) return known;
-  const index = build(text);
-  if (long) last = new WeakRef(index);
-  return index;
+  return lastIndex.read(text, "", () => build(text));
 }
 
 /** Line `line` of the index, as a string. */

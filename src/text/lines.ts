@@ -1,10 +1,4 @@
-/**
- * Texts of a long tool output are read again by the component that reduces it and by the
- * fidelity check of its change, in the same turn of the event loop: what is read of the last
- * long text is remembered (short ones are read in no time and do not displace it), held weakly
- * so that a document of megabytes is not kept beyond its request.
- */
-const REMEMBERED_CHARS = 64 * 1024;
+import { LastRead, LONG_TEXT_CHARS } from "./last-read.js";
 
 /**
  * `text.split("\n")`, by finding each newline and slicing the line before it: on a text of
@@ -35,9 +29,7 @@ export function countLines(text: string, limit = Number.POSITIVE_INFINITY): numb
   return lines;
 }
 
-let lastCount:
-  | WeakRef<{ readonly text: string; readonly limit: number; readonly more: boolean }>
-  | undefined;
+const lastCount = new LastRead<boolean>();
 
 /**
  * Whether `text` has more than `limit` lines (split on `\n`, as `split` counts them), its newlines
@@ -47,11 +39,7 @@ let lastCount:
  */
 export function hasMoreLinesThan(text: string, limit: number): boolean {
   if (text.length < limit) return false;
-  const known = lastCount?.deref();
-  if (known !== undefined && known.limit === limit && known.text === text) return known.more;
-  const more = countLines(text, limit) > limit;
-  lastCount = new WeakRef({ text, limit, more });
-  return more;
+  return lastCount.read(text, String(limit), () => countLines(text, limit) > limit);
 }
 
 /**
@@ -69,15 +57,14 @@ export interface LineStarts {
   readonly starts: Int32Array;
 }
 
-let lastStarts: WeakRef<{ readonly source: string; readonly lines: LineStarts }> | undefined;
+const lastStarts = new LastRead<LineStarts>(LONG_TEXT_CHARS);
 
 /** The lines of `text` by their starts; the last long text's are remembered (held weakly). */
 export function lineStartsOf(text: string): LineStarts {
-  const long = text.length >= REMEMBERED_CHARS;
-  const known = long ? lastStarts?.deref() : undefined;
-  if (known !== undefined && known.source.length === text.length && known.source === text) {
-    return known.lines;
-  }
+  return lastStarts.read(text, "", () => startsOf(text));
+}
+
+function startsOf(text: string): LineStarts {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
   const count = countLines(body);
   const starts = new Int32Array(count + 1);
@@ -86,9 +73,7 @@ export function lineStartsOf(text: string): LineStarts {
     starts[++line] = at + 1;
   }
   starts[count] = body.length + 1;
-  const lines = { text: body, count, starts };
-  if (long) lastStarts = new WeakRef({ source: text, lines });
-  return lines;
+  return { text: body, count, starts };
 }
 
 /** The lines of an array as LineStarts (each line as it is, an empty last one too). */
