@@ -70,7 +70,12 @@ const PERCENT_ONLY = /^[\s\d.,:/()[\]|-]*\d(?:\.\d+)?\s?%[\s\d.,:/()[\]%|-]*$/;
 
 /** True for a line that only a terminal redraw needed. */
 export function isProgressLine(line: string): boolean {
-  if (ERROR_WORD.test(line) || line.trim() === "") return false;
+  return !ERROR_WORD.test(line) && drawnForTerminal(line);
+}
+
+/** isProgressLine of a line with no error word (found for every line at once: linesMatching). */
+function drawnForTerminal(line: string): boolean {
+  if (line.trim() === "") return false;
   if (SPINNER.test(line.trimEnd()) || PERCENT_ONLY.test(line)) return true;
   const bar = BRACKET_BAR.test(line) || BLOCK_BAR.test(line);
   if (bar && (PERCENT.test(line) || RATE.test(line) || COUNT_OR_ETA.test(line))) return true;
@@ -201,15 +206,15 @@ interface Occurrences {
  */
 function fates(index: LineIndex): Uint8Array {
   const fate = working.bytes(FATE, index.count);
+  const errorLines = linesMatching(index, ERROR_WORD);
   const suspects = linesMatching(index, PROGRESS_CHAR);
   let progress = 0;
   for (let line = 0; line < index.count; line++) {
-    if (suspects[line] && isProgressLine(lineAt(index, line))) {
+    if (suspects[line] && !errorLines[line] && drawnForTerminal(lineAt(index, line))) {
       fate[line] = PROGRESS;
       progress++;
     }
   }
-  const errorLines = linesMatching(index, ERROR_WORD);
   // The lines still in play (not progress: undefined when they all are), their ids and whether
   // each has an error word.
   let candidates: Int32Array | undefined;

@@ -130,10 +130,12 @@ function isLongEnoughToFold(line: string): boolean {
   return count >= MIN_REPEAT_CHARS;
 }
 
-function countRepeats(lines: readonly string[]): Map<string, number> {
+/** `errors`: whether each line has an error word, when already found (linesMatching). */
+function countRepeats(lines: readonly string[], errors?: Uint8Array): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const line of lines) {
-    if (!isLongEnoughToFold(line) || ERROR_WORD.test(line)) continue;
+  for (let at = 0; at < lines.length; at++) {
+    const line = lines[at] as string;
+    if (!isLongEnoughToFold(line) || (errors ? errors[at] : ERROR_WORD.test(line))) continue;
     counts.set(line, (counts.get(line) ?? 0) + 1);
   }
   return counts;
@@ -161,9 +163,16 @@ function capsAny(index: LineIndex, maxChars: number): boolean {
   return false;
 }
 
-/** The capped lines of `lines`. */
-export function capLines(lines: readonly string[], maxChars: number): string[] {
-  const counts = countRepeats(lines);
+/**
+ * The capped lines of `lines`; `errors`, whether each has an error word, when already found (the
+ * text's line index read them all in one search).
+ */
+export function capLines(
+  lines: readonly string[],
+  maxChars: number,
+  errors?: Uint8Array,
+): string[] {
+  const counts = countRepeats(lines, errors);
   const written = new Set<string>();
   const capped: string[] = [];
   for (const line of lines) {
@@ -189,9 +198,10 @@ export const linecap: OutputComponent<"linecap"> = {
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
-    if (!capsAny(lineIndexOf(output.text), options.max_line_chars)) return undefined;
+    const index = lineIndexOf(output.text);
+    if (!capsAny(index, options.max_line_chars)) return undefined;
     const lines = output.text.split("\n");
-    const capped = capLines(lines, options.max_line_chars);
+    const capped = capLines(lines, options.max_line_chars, linesMatching(index, ERROR_WORD));
     const changed = capped.length !== lines.length || capped.some((line, i) => line !== lines[i]);
     if (!changed) return undefined;
     return withMarkerLine(capped.join("\n"), context.marker(output.text));

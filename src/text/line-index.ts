@@ -15,6 +15,11 @@ import { WorkingArrays } from "./working-arrays.js";
  * beyond its request). A reader that needs only where lines start, a final newline starting
  * none (the records of a table or YAML document), reads `LineStarts` (text/lines.ts): no hash,
  * no count a line.
+ *
+ * The index of a long text is read in arrays kept from one long text to the next (see
+ * WorkingArrays: a few hundred thousand lines are megabytes of starts and ids, which cost more
+ * to touch afresh than to read), so it holds until the next long text is indexed: a reader reads
+ * the index it asked for within one call, and never keeps it. Reading one after that throws.
  */
 export interface LineIndex {
   readonly text: string;
@@ -30,6 +35,8 @@ export interface LineIndex {
   readonly nonBlank: Uint8Array;
   /** Which lines each pattern finds, by `source/flags` (linesMatching). */
   readonly matched: Map<string, Uint8Array>;
+  /** Its arrays are the kept ones (a long text's): it holds until the next long text's index. */
+  readonly kept: boolean;
 }
 
 /** Non-blank characters of a line are counted up to this many: no reader needs more. */
@@ -50,18 +57,37 @@ const AGAIN = 0;
 const ONCE = 1;
 const TWICE = 2;
 
+/** The arrays of the last long text's index, read again for the next long text's. */
+const kept = new WorkingArrays();
+const STARTS = 0;
+const IDS = 1;
+const NON_BLANK = 0;
+/** Patterns' findings (linesMatching), in the order asked; a pattern past them is given its own. */
+const MATCHED = [1, 2, 3, 4];
+/** The index whose arrays the kept ones are now. */
+let keptBy: LineIndex | undefined;
+
+/** The lines of `text`, read once; valid until the next long text is indexed (see above). */
 export function lineIndexOf(text: string): LineIndex {
-  return lastIndex.read(text, "", () => build(text));
+  return lastIndex.read(text, "", () => build(text, text.length >= LONG_TEXT_CHARS));
 }
 
 /** Line `line` of the index, as a string. */
 export function lineAt(index: LineIndex, line: number): string {
+  live(index);
   return index.text.slice(index.starts[line] as number, (index.starts[line + 1] as number) - 1);
 }
 
 /** Characters of line `line`, its `\n` not counted. */
 export function lineLength(index: LineIndex, line: number): number {
   return (index.starts[line + 1] as number) - (index.starts[line] as number) - 1;
+}
+
+/** Throws for an index whose arrays another long text's index has taken over. */
+function live(index: LineIndex): void {
+  if (index.kept && index !== keptBy) {
+    throw new Error("a line index was read after the next long text was indexed");
+  }
 }
 
 /**
@@ -71,11 +97,14 @@ export function lineLength(index: LineIndex, line: number): number {
  * the text where, and only where, it finds one in that line alone.
  */
 export function linesMatching(index: LineIndex, pattern: RegExp): Uint8Array {
+  live(index);
   const key = `${pattern.source}/${pattern.flags}`;
   const known = index.matched.get(key);
   if (known !== undefined) return known;
   const { text, starts } = index;
-  const found = new Uint8Array(index.count);
+  const slot = MATCHED[index.matched.size];
+  const found =
+    index.kept && slot !== undefined ? kept.bytes(slot, index.count) : new Uint8Array(index.count);
   const search = new RegExp(pattern.source, `${pattern.flags.replace(/[gy]/g, "")}g`);
   let line = 0;
   for (let match = search.exec(text); match !== null; match = search.exec(text)) {
@@ -89,11 +118,12 @@ export function linesMatching(index: LineIndex, pattern: RegExp): Uint8Array {
   return found;
 }
 
-function build(text: string): LineIndex {
+/** The index of `text`, in the kept arrays when `keep` (a long text's, the one remembered). */
+function build(text: string, keep: boolean): LineIndex {
   const count = countLines(text);
-  const starts = new Int32Array(count + 1);
+  const starts = keep ? kept.ints(STARTS, count + 1) : new Int32Array(count + 1);
   const hashes = working.ints(HASHES, count);
-  const nonBlank = new Uint8Array(count);
+  const nonBlank = keep ? kept.bytes(NON_BLANK, count) : new Uint8Array(count);
   // Lines equal to the one before them (a redrawn status, `yes`: the commonest repeat), told as
   // each line ends: its hash and length are the last line's, and so is every character.
   const again = working.bytes(AGAIN, count);
@@ -125,12 +155,16 @@ function build(text: string): LineIndex {
   if (line > 0 && hashes[line - 1] === hash && sameLine(text, starts, line - 1, line)) {
     again[line] = 1;
   }
-  const { ids, distinct } = idsOf(text, starts, hashes, again);
-  return { text, count, starts, ids, distinct, nonBlank, matched: new Map() };
+  const ids = keep ? kept.ints(IDS, count) : new Int32Array(count);
+  const distinct = idsOf(text, starts, hashes, again, ids);
+  const index = { text, count, starts, ids, distinct, nonBlank, matched: new Map(), kept: keep };
+  if (keep) keptBy = index;
+  return index;
 }
 
 /**
- * Ids of equal lines. A line equal to the one before it (`again`) takes that one's id at once.
+ * Ids of equal lines, written into `ids`; returns how many distinct lines there are. A line
+ * equal to the one before it (`again`) takes that one's id at once.
  * Of the others, a line whose hash no other line shares is
  * a line of its own: those are told apart first in a bit set (a byte for eight lines, where a
  * table of every line is one random read of megabytes per line), and only lines whose hash may
@@ -142,7 +176,8 @@ function idsOf(
   starts: Int32Array,
   hashes: Int32Array,
   again: Uint8Array,
-): { ids: Int32Array; distinct: number } {
+  ids: Int32Array,
+): number {
   const count = hashes.length;
   let bits = 64;
   while (bits < count * 8) bits *= 2;
@@ -166,7 +201,6 @@ function idsOf(
   while (size < shared * 2) size *= 2;
   const mask = size - 1;
   const table = working.ints(TABLE, size, -1);
-  const ids = new Int32Array(count);
   let distinct = 0;
   for (let line = 0; line < count; line++) {
     if (again[line]) {
@@ -194,7 +228,7 @@ function idsOf(
       slot = (slot + 1) & mask;
     }
   }
-  return { ids, distinct };
+  return distinct;
 }
 
 /**

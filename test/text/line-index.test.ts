@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { LONG_TEXT_CHARS } from "../../src/text/last-read.js";
 import {
+  type LineIndex,
   lineAt,
   lineIndexOf,
   lineLength,
@@ -18,29 +20,79 @@ const texts = fc
 /** Two lines of one FNV-1a hash (found by search): equal hashes, different lines. */
 const SAME_HASH = ["muhiqdgt", "nutagiji"] as const;
 
+/** Whether `index` reads `text` as its lines split on newlines would: lines, ids, counts. */
+function expectReads(index: LineIndex, text: string): void {
+  const lines = text.split("\n");
+  expect(index.count).toBe(lines.length);
+  expect(Array.from({ length: index.count }, (_, line) => lineAt(index, line))).toEqual(lines);
+  const firstOf = new Map<string, number>();
+  for (const [line, value] of lines.entries()) {
+    expect(lineLength(index, line)).toBe(value.length);
+    const first = firstOf.get(value);
+    if (first === undefined) firstOf.set(value, line);
+    // Equal ids exactly for equal lines.
+    else expect(index.ids[line]).toBe(index.ids[first]);
+    expect(index.nonBlank[line]).toBe(Math.min(NON_BLANK_CAP, value.replace(/\s/g, "").length));
+  }
+  expect(index.distinct).toBe(firstOf.size);
+  expect(new Set(index.ids).size).toBe(firstOf.size);
+}
+
+/**
+ * Long texts (indexed in the kept arrays): lines of a small pool repeated in a random order, so
+ * equal lines, runs of one line and blank lines are common, of random lengths.
+ */
+const longTexts = fc
+  .tuple(
+    fc.array(fc.string({ unit: fc.constantFrom("a", "b", " ", "✓", "\t"), maxLength: 40 }), {
+      minLength: 1,
+      maxLength: 6,
+    }),
+    fc.array(fc.nat(), { minLength: 64, maxLength: 512 }),
+    fc.integer({ min: 1, max: 4 }),
+  )
+  .map(([pool, picks, width]) => {
+    const lines = picks.map((pick) => (pool[pick % pool.length] as string).repeat(width));
+    let text = lines.join("\n");
+    // Past LONG_TEXT_CHARS whatever the pool: a last line of its own, as long as it takes.
+    if (text.length < LONG_TEXT_CHARS) text += `\n${"z".repeat(LONG_TEXT_CHARS - text.length)}`;
+    return text;
+  });
+
 describe("lineIndexOf", () => {
+  it("reads long texts one after another as it reads each alone, in the arrays it keeps", () => {
+    fc.assert(
+      fc.property(fc.array(longTexts, { minLength: 2, maxLength: 4 }), (batch) => {
+        for (const text of batch) {
+          const index = lineIndexOf(text);
+          expect(index.kept).toBe(true);
+          expectReads(index, text);
+          const expected = text.split("\n").map((line) => (/✓ ?a/.test(line) ? 1 : 0));
+          expect(Array.from(linesMatching(index, /✓ ?a/))).toEqual(expected);
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("refuses a long text's index read after the next long text was indexed", () => {
+    const first = Array.from({ length: 20_000 }, (_, row) => `first ${row % 7}`).join("\n");
+    const second = Array.from({ length: 9_000 }, (_, row) => `second ${row % 5}`).join("\n");
+    const index = lineIndexOf(first);
+    // A short text is indexed in arrays of its own: the long text's index still holds.
+    expect(lineIndexOf("short\ntext").kept).toBe(false);
+    expect(lineAt(index, 8)).toBe("first 1");
+    lineIndexOf(second);
+    expect(() => lineAt(index, 8)).toThrow(/after the next long text was indexed/);
+    expect(() => linesMatching(index, /first/)).toThrow(/after the next long text was indexed/);
+    // Asked for again, the first text is indexed again.
+    expect(lineAt(lineIndexOf(first), 8)).toBe("first 1");
+  });
+
   it("reads the lines split on newlines would give, and tells equal lines by id", () => {
     fc.assert(
       fc.property(texts, (text) => {
-        const lines = text.split("\n");
-        const index = lineIndexOf(text);
-        expect(index.count).toBe(lines.length);
-        expect(Array.from({ length: index.count }, (_, line) => lineAt(index, line))).toEqual(
-          lines,
-        );
-        const firstOf = new Map<string, number>();
-        for (const [line, value] of lines.entries()) {
-          expect(lineLength(index, line)).toBe(value.length);
-          const first = firstOf.get(value);
-          if (first === undefined) firstOf.set(value, line);
-          // Equal ids exactly for equal lines.
-          else expect(index.ids[line]).toBe(index.ids[first]);
-          expect(index.nonBlank[line]).toBe(
-            Math.min(NON_BLANK_CAP, value.replace(/\s/g, "").length),
-          );
-        }
-        expect(index.distinct).toBe(firstOf.size);
-        expect(new Set(index.ids).size).toBe(firstOf.size);
+        expectReads(lineIndexOf(text), text);
       }),
     );
   });
