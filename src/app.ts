@@ -19,6 +19,7 @@ import { requestLog } from "./observability/request-log.js";
 import { withUpstreamFailureLog } from "./observability/upstream-failure-log.js";
 import type { Registry } from "./pipeline/run.js";
 import type { ProxyEvents } from "./proxy/events.js";
+import { BodyBuffers, MAX_IDLE_BYTES } from "./routes/body-buffers.js";
 import { compactRoutes } from "./routes/compact.js";
 import { expandRoutes } from "./routes/expand.js";
 import { healthRoutes } from "./routes/health.js";
@@ -67,6 +68,8 @@ export interface Services {
   readonly lifecycle: Lifecycle;
   readonly fetch: typeof fetch;
   readonly metrics: Metrics;
+  /** What `/compact` bodies are read into, kept from one body to the next. */
+  readonly bodyBuffers: BodyBuffers;
 }
 
 /** Builds the HTTP app (§2). It never listens: src/server.ts does. */
@@ -101,6 +104,7 @@ export function createApp(deps: AppDeps): Hono {
     lifecycle: deps.lifecycle ?? new Lifecycle(),
     fetch: deps.fetch ?? fetch,
     metrics,
+    bodyBuffers: new BodyBuffers(MAX_IDLE_BYTES, () => metrics.bodyBufferReused()),
   };
   const app = new Hono();
   if (deps.logger) app.use(requestLog(deps.logger));

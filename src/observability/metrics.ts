@@ -134,6 +134,10 @@ export class Metrics {
     "Outputs too big to send on, cut one-way with a visible note because the store could not keep their original, by reason (capacity: a byte bound or the session quota; unavailable: the store failed).",
     ["reason"],
   );
+  readonly #bodyBuffersReused = this.#counter(
+    "cg_body_buffers_reused_total",
+    "Request bodies read into a buffer an earlier body was read into (memory not touched afresh).",
+  );
   #inflight: () => number = () => 0;
   readonly #inflightGauge: Gauge = new Gauge({
     name: "cg_inflight_bytes",
@@ -214,6 +218,11 @@ export class Metrics {
       status: String(status),
     }));
     this.#latency.observe({ route }, seconds);
+  }
+
+  /** A body read into a buffer kept from an earlier one (BodyBuffers). */
+  bodyBufferReused(): void {
+    this.#bodyBuffersReused.inc();
   }
 
   /** A `/compact` body given back untouched before the compactor answered (busy, deadline…). */

@@ -4,7 +4,7 @@ import { parseCacheHeader } from "../cache/policy.js";
 import { pipelineNames } from "../config/pipeline-header.js";
 import { credentialHeaders } from "../model/credential-headers.js";
 import { parseProviderChoice } from "../wire/detect.js";
-import { limitBody } from "./body-limit.js";
+import { limitBody, requestBytes } from "./body-limit.js";
 import { decodeBody } from "./content-encoding.js";
 
 const JSON_TYPE = "application/json";
@@ -25,11 +25,11 @@ function original(c: Context, bytes: Uint8Array, reason: string): Response {
  * POST /compact (§2), the llm-d contract: `200` + a JSON body of the same shape for every body
  * that was read — the original bytes whenever anything is wrong — and `413` over the limit.
  */
-export function compactRoutes({ config, compaction, metrics }: Services): Hono {
+export function compactRoutes({ config, compaction, metrics, bodyBuffers }: Services): Hono {
   const app = new Hono();
   const limit = config.limits.body_bytes;
-  app.post("/compact", limitBody(limit), decodeBody(limit), async (c) => {
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
+  app.post("/compact", limitBody(limit, bodyBuffers), decodeBody(limit), async (c) => {
+    const bytes = await requestBytes(c);
     if (c.req.header("x-context-guru-bypass")?.toLowerCase() === "true")
       return original(c, bytes, "bypass");
     const provider = parseProviderChoice(c.req.query("provider"));

@@ -1,6 +1,7 @@
 import { promisify } from "node:util";
 import * as zlib from "node:zlib";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
+import { requestBytes } from "./body-limit.js";
 
 type Decoder = (input: Uint8Array, options: { maxOutputLength: number }) => Promise<Buffer>;
 
@@ -47,20 +48,20 @@ export function decodeBody(maxBytes: number): MiddlewareHandler {
       .map((coding) => coding.trim().toLowerCase())
       .filter((coding) => coding !== "" && coding !== "identity");
     if (codings.length === 0) return next();
-    const received = new Uint8Array(await c.req.arrayBuffer());
-    if (codings.length > MAX_CODINGS) return asReceived(c, received, header);
+    const received = await requestBytes(c);
+    if (codings.length > MAX_CODINGS) return asReceived(received, header);
     let decoded: Uint8Array<ArrayBufferLike> = received;
     try {
       for (const coding of codings.toReversed()) {
         const decoder = decoders[coding];
-        if (decoder === undefined) return asReceived(c, received, header);
+        if (decoder === undefined) return asReceived(received, header);
         decoded = await decoder(decoded, { maxOutputLength: maxBytes });
       }
     } catch (error) {
       if (isTooLarge(error)) {
         return c.json({ error: `decompressed request body exceeds ${maxBytes} bytes` }, 413);
       }
-      return asReceived(c, received, header);
+      return asReceived(received, header);
     }
     const headers = new Headers(c.req.raw.headers);
     headers.delete("content-encoding");
@@ -73,14 +74,15 @@ export function decodeBody(maxBytes: number): MiddlewareHandler {
     });
     // The body was read once already; the route reads the decoded one.
     c.req.bodyCache = {};
+    c.set("body", undefined);
     return next();
   };
 }
 
-function asReceived(c: Context, bytes: Uint8Array<ArrayBuffer>, contentEncoding: string): Response {
-  return c.body(bytes, 200, {
-    "content-type": "application/json",
-    "content-encoding": contentEncoding,
+function asReceived(bytes: Uint8Array, contentEncoding: string): Response {
+  return new Response(bytes, {
+    status: 200,
+    headers: { "content-type": "application/json", "content-encoding": contentEncoding },
   });
 }
 
