@@ -15,8 +15,11 @@
  */
 export const MIN_KEPT_BYTES = 64 * 1024;
 
-/** Idle buffers kept at most, by default: the buffers of two or three of the largest bodies. */
-export const MAX_IDLE_BYTES = 64 * 1024 * 1024;
+/**
+ * Idle buffers kept at most, by default: one of the largest bodies' (32 MiB, `limits.body_bytes`)
+ * or thirty of a megabyte. Counted in the pod's memory (k8s/README.md, "Memory and CPU").
+ */
+export const MAX_IDLE_BYTES = 32 * 1024 * 1024;
 
 /** A body's buffer, lent to one request until `release`. */
 export interface BodyLease {
