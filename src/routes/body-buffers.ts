@@ -5,13 +5,13 @@
  * one read into memory a body was read into before. The buffers are shared memory: a worker
  * thread that compacts a body reads the same bytes.
  *
- * A buffer is lent to one request, from its body's first byte to the end of its response
- * (`release`, once the response has been written or its connection has closed), and to no other
- * meanwhile: no request ever reads or answers with another's bytes. A body is given exactly its
- * own bytes, a view of the buffer's first ones, each of them read from its request before the
- * body is read at all. Bodies under MIN_KEPT_BYTES are read into buffers of their own (their
- * memory costs little); the others into buffers of a power of two, at most `maxIdleBytes` of
- * them kept while no request holds them.
+ * A buffer is lent to one request, from its body's first byte until the route is done with the
+ * body and its response has been written or its connection has closed (`release`, called by
+ * limitBody), and to no other meanwhile: no request ever reads or answers with another's bytes.
+ * A body is given exactly its own bytes, a view of the buffer's first ones, each of them read
+ * from its request before the body is read at all. Bodies under MIN_KEPT_BYTES are read into
+ * buffers of their own (their memory costs little); the others into buffers of a power of two,
+ * at most `maxIdleBytes` of them kept while no request holds them.
  */
 export const MIN_KEPT_BYTES = 64 * 1024;
 
