@@ -4,7 +4,6 @@ import {
   type LineIndex,
   lineAt,
   lineIndexOf,
-  lineLength,
   linesMatching,
 } from "../text/line-index.js";
 import { WorkingArrays } from "../text/working-arrays.js";
@@ -331,12 +330,12 @@ function projectIndex(index: LineIndex): string[] | undefined {
     const from = line;
     let progress = 0;
     let repeated = 0;
-    let chars = 0;
     for (; line < index.count && fate[line] !== KEPT; line++) {
       if (fate[line] === PROGRESS) progress++;
       else repeated++;
-      chars += lineLength(index, line) + 1;
     }
+    // The run's characters, each line's `\n` counted.
+    const chars = (index.starts[line] as number) - (index.starts[from] as number);
     const note = omissionNote(progress, repeated);
     if (note.length + 1 < chars) runs.push({ from, to: line, note });
   }

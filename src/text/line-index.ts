@@ -56,6 +56,8 @@ const TABLE = 1;
 const AGAIN = 0;
 const ONCE = 1;
 const TWICE = 2;
+/** Lines not equal to the one before them are few when at most one in this many. */
+const FEW_FRESH = 8;
 
 /** The arrays of the last long text's index, read again for the next long text's. */
 const kept = new WorkingArrays();
@@ -127,6 +129,7 @@ function build(text: string, keep: boolean): LineIndex {
   // Lines equal to the one before them (a redrawn status, `yes`: the commonest repeat), told as
   // each line ends: its hash and length are the last line's, and so is every character.
   const again = working.bytes(AGAIN, count);
+  let repeats = 0;
   let line = 0;
   let hash = FNV_OFFSET;
   let blankless = 0;
@@ -137,6 +140,7 @@ function build(text: string, keep: boolean): LineIndex {
       nonBlank[line] = blankless;
       if (line > 0 && hashes[line - 1] === hash && sameLine(text, starts, line - 1, line, at + 1)) {
         again[line] = 1;
+        repeats++;
       }
       starts[++line] = at + 1;
       hash = FNV_OFFSET;
@@ -154,9 +158,10 @@ function build(text: string, keep: boolean): LineIndex {
   starts[count] = text.length + 1;
   if (line > 0 && hashes[line - 1] === hash && sameLine(text, starts, line - 1, line)) {
     again[line] = 1;
+    repeats++;
   }
   const ids = keep ? kept.ints(IDS, count) : new Int32Array(count);
-  const distinct = idsOf(text, starts, hashes, again, ids);
+  const distinct = idsOf(text, starts, hashes, again, ids, count - repeats);
   const index = { text, count, starts, ids, distinct, nonBlank, matched: new Map(), kept: keep };
   if (keep) keptBy = index;
   return index;
@@ -165,11 +170,12 @@ function build(text: string, keep: boolean): LineIndex {
 /**
  * Ids of equal lines, written into `ids`; returns how many distinct lines there are. A line
  * equal to the one before it (`again`) takes that one's id at once.
- * Of the others, a line whose hash no other line shares is
+ * Of the others (`fresh` of them), a line whose hash no other line shares is
  * a line of its own: those are told apart first in a bit set (a byte for eight lines, where a
  * table of every line is one random read of megabytes per line), and only lines whose hash may
  * be shared go into an open-addressing table of the first line of each hash, a line taken as
- * that one's equal only when every character is.
+ * that one's equal only when every character is. When the others are few (a line repeated,
+ * `yes`; a redrawn status) the table is small: they all go into it, no bit set read first.
  */
 function idsOf(
   text: string,
@@ -177,25 +183,29 @@ function idsOf(
   hashes: Int32Array,
   again: Uint8Array,
   ids: Int32Array,
+  fresh: number,
 ): number {
   const count = hashes.length;
+  const all = fresh * FEW_FRESH <= count;
   let bits = 64;
-  while (bits < count * 8) bits *= 2;
-  const once = working.bytes(ONCE, bits >>> 3);
-  const twice = working.bytes(TWICE, bits >>> 3);
+  while (!all && bits < count * 8) bits *= 2;
+  const once = working.bytes(ONCE, all ? 0 : bits >>> 3);
+  const twice = working.bytes(TWICE, all ? 0 : bits >>> 3);
   const bitMask = bits - 1;
-  for (let line = 0; line < count; line++) {
-    if (again[line]) continue;
-    const bit = (hashes[line] as number) & bitMask;
-    const byte = bit >>> 3;
-    const flag = 1 << (bit & 7);
-    if ((once[byte] as number) & flag) twice[byte] = (twice[byte] as number) | flag;
-    else once[byte] = (once[byte] as number) | flag;
-  }
-  let shared = 0;
-  for (let line = 0; line < count; line++) {
-    const bit = (hashes[line] as number) & bitMask;
-    if (!again[line] && (twice[bit >>> 3] as number) & (1 << (bit & 7))) shared++;
+  let shared = all ? fresh : 0;
+  if (!all) {
+    for (let line = 0; line < count; line++) {
+      if (again[line]) continue;
+      const bit = (hashes[line] as number) & bitMask;
+      const byte = bit >>> 3;
+      const flag = 1 << (bit & 7);
+      if ((once[byte] as number) & flag) twice[byte] = (twice[byte] as number) | flag;
+      else once[byte] = (once[byte] as number) | flag;
+    }
+    for (let line = 0; line < count; line++) {
+      const bit = (hashes[line] as number) & bitMask;
+      if (!again[line] && (twice[bit >>> 3] as number) & (1 << (bit & 7))) shared++;
+    }
   }
   let size = 2;
   while (size < shared * 2) size *= 2;
@@ -209,7 +219,7 @@ function idsOf(
     }
     const hash = hashes[line] as number;
     const bit = hash & bitMask;
-    if (!((twice[bit >>> 3] as number) & (1 << (bit & 7)))) {
+    if (!all && !((twice[bit >>> 3] as number) & (1 << (bit & 7)))) {
       ids[line] = distinct++;
       continue;
     }

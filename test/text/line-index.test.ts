@@ -50,9 +50,13 @@ const longTexts = fc
     }),
     fc.array(fc.nat(), { minLength: 64, maxLength: 512 }),
     fc.integer({ min: 1, max: 4 }),
+    // Each pick as a run of this many equal lines: most lines then repeat the one before.
+    fc.integer({ min: 1, max: 12 }),
   )
-  .map(([pool, picks, width]) => {
-    const lines = picks.map((pick) => (pool[pick % pool.length] as string).repeat(width));
+  .map(([pool, picks, width, run]) => {
+    const lines = picks.flatMap((pick) =>
+      Array.from({ length: run }, () => (pool[pick % pool.length] as string).repeat(width)),
+    );
     let text = lines.join("\n");
     // Past LONG_TEXT_CHARS whatever the pool: a last line of its own, as long as it takes.
     if (text.length < LONG_TEXT_CHARS) text += `\n${"z".repeat(LONG_TEXT_CHARS - text.length)}`;
@@ -108,6 +112,11 @@ describe("lineIndexOf", () => {
     const index = lineIndexOf([one, other, one, other, "x"].join("\n"));
     expect(Array.from(index.ids)).toEqual([0, 1, 0, 1, 2]);
     expect(index.distinct).toBe(3);
+    // Most lines a repeat of the one before: every other line is told apart in one table.
+    const runs = [one, other, one, other].flatMap((line) => Array(16).fill(line));
+    const repeated = lineIndexOf(runs.join("\n"));
+    expect(Array.from(repeated.ids)).toEqual(runs.map((line) => (line === one ? 0 : 1)));
+    expect(repeated.distinct).toBe(2);
   });
 
   it("counts non-blank characters up to its cap", () => {
