@@ -1,11 +1,6 @@
 import { isFactClass } from "../content/content-class.js";
 import type { OutputComponent } from "../pipeline/types.js";
-import {
-  type LineIndex,
-  lineAt,
-  lineIndexOf,
-  linesMatching,
-} from "../text/line-index.js";
+import { type LineIndex, lineAt, lineIndexOf, linesMatching } from "../text/line-index.js";
 import { WorkingArrays } from "../text/working-arrays.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
