@@ -2,7 +2,7 @@ import type { CompactOptions, Compactor, CompactResult } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import { InvalidBodyError, rehydrate } from "../rehydrate.js";
 import type { Store } from "../store/types.js";
-import { utf8Text } from "../text/utf8.js";
+import { bodyText } from "../text/utf8.js";
 import type { InflightBytes } from "./inflight.js";
 import type { JobInput, RehydrateOptions, RehydrateOutcome } from "./job.js";
 import type { WorkerPool } from "./worker-pool.js";
@@ -70,7 +70,7 @@ export class Compaction {
           outcome.kind === "not_utf8" ? "not_utf8" : "failed",
         );
       }
-      const text = decoded(input);
+      const text = bodyText(input);
       if (text === undefined) return this.#ended("compact", thread, "failed", "not_utf8");
       // A compaction that reached its store write has committed its answer: the deadline no
       // longer cuts it off (the write is bounded by store.timeout_ms), and one that reaches it
@@ -105,7 +105,7 @@ export class Compaction {
         const end = outcome.kind === "too_costly" ? "declined" : "completed";
         return this.#ended("rehydrate", thread, end, outcome);
       }
-      const text = decoded(input);
+      const text = bodyText(input);
       if (text === undefined) return this.#ended("rehydrate", thread, "completed", notUtf8);
       const result = await Promise.race([
         rehydrate(text, store, compactor.hash, options),
@@ -177,7 +177,3 @@ export class Compaction {
 }
 
 const notUtf8: RehydrateOutcome = { kind: "not_utf8" };
-
-function decoded(input: JobInput): string | undefined {
-  return typeof input === "string" ? input : utf8Text(input);
-}

@@ -3,7 +3,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { Compactor, type CompactResult } from "../compactor.js";
 import { components } from "../components/registry.js";
 import { InvalidBodyError, rehydrate } from "../rehydrate.js";
-import { utf8Text } from "../text/utf8.js";
+import { bodyText } from "../text/utf8.js";
 import type {
   AnswerAhead,
   AnsweredAhead,
@@ -31,10 +31,6 @@ const compactor = new Compactor({
   hashKey: setup.hashKey,
 });
 
-function decoded(input: JobRequest["input"]): string | undefined {
-  return typeof input === "string" ? input : utf8Text(input);
-}
-
 /** Undefined when the job's estimated heap fits the budget, else why it is refused. */
 function tooCostly(job: JobRequest): TooCostly | undefined {
   const estimate = overBudget(job.kind, job.input, budget);
@@ -46,7 +42,7 @@ async function compact(
 ): Promise<CompactOutcome | AnsweredAhead> {
   const refused = tooCostly(job);
   if (refused) return refused;
-  const text = decoded(job.input);
+  const text = bodyText(job.input);
   if (text === undefined) return { kind: "not_utf8" };
   try {
     let sent: CompactResult | undefined;
@@ -68,7 +64,7 @@ async function rehydrateJob(
 ): Promise<RehydrateOutcome> {
   const refused = tooCostly(job);
   if (refused) return refused;
-  const text = decoded(job.input);
+  const text = bodyText(job.input);
   if (text === undefined) return { kind: "not_utf8" };
   try {
     const result = await rehydrate(text, client.store, compactor.hash, job.options);

@@ -19,3 +19,8 @@ export function utf8Text(bytes: Uint8Array | ArrayBuffer): string | undefined {
     return undefined;
   }
 }
+
+/** A body as text: a string as it is, bytes as utf8Text reads them. */
+export function bodyText(body: string | Uint8Array): string | undefined {
+  return typeof body === "string" ? body : utf8Text(body);
+}
