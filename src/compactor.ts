@@ -522,7 +522,13 @@ export class Compactor {
     const expandable = ability.able && (ability.declared || headDecides || head?.tool === true);
     const frozen: readonly (Decision | undefined)[] = redecide || !head ? [] : head.outputs;
     const run = await runPipeline(
-      { registry: this.deps.registry, tokens: parsed.tokens, memo: this.#memo, hash: parsed.hash },
+      {
+        registry: this.deps.registry,
+        tokens: parsed.tokens,
+        memo: this.#memo,
+        hash: parsed.hash,
+        stage: persists && store.stage ? (value: string) => store.stage?.(value) : undefined,
+      },
       {
         transcript: parsed.transcript,
         names,

@@ -6,7 +6,7 @@ import {
   StoreTimeoutError,
   StoreUnavailableError,
 } from "../errors/store-error.js";
-import type { Store } from "../store/types.js";
+import type { StashEntry, Store } from "../store/types.js";
 
 /**
  * The process's one store (§7), reached from a worker thread over a MessagePort: the worker holds
@@ -15,12 +15,19 @@ import type { Store } from "../store/types.js";
  * store method needs no change here. Calls made in the same turn of the worker's event loop
  * travel as one message (a body with a hundred thousand outputs makes a hundred thousand
  * lookups).
+ *
+ * A long value a coming put will carry may be sent ahead (`stage`): the event-loop thread
+ * copies it into its own heap while the worker goes on with the body, and the put names it by
+ * number. Copying a megabyte of text into fresh memory there took 3-4 ms, all of it between
+ * the put and its acknowledgement.
  */
 
 interface Call {
   readonly method: string;
   readonly args: readonly unknown[];
 }
+/** A put's entry as it crosses: its value, or the number of the staged value it carries. */
+type WireEntry = StashEntry | { readonly key: string; readonly staged: number };
 /** A call's settled value, or its error as plain fields. */
 type Settled =
   | { readonly ok: true; readonly value: unknown }
@@ -31,11 +38,14 @@ interface ErrorFields {
   readonly fields: Readonly<Record<string, unknown>>;
 }
 export type StoreRpcMessage =
+  | { readonly type: "store-stage"; readonly id: number; readonly value: string }
   | { readonly type: "store-calls"; readonly batch: number; readonly calls: readonly Call[] }
   | { readonly type: "store-results"; readonly batch: number; readonly results: Settled[] };
 
 /** Calls per message: large enough to amortise a message, small enough to bound one. */
 const BATCH = 4096;
+/** Values shorter than this travel with their put: copying them costs less than a message. */
+export const STAGE_MIN_CHARS = 64 * 1024;
 /** A worker may use the store; it never ends it for the whole process. */
 const REFUSED = new Set(["close"]);
 
@@ -63,7 +73,14 @@ export function serveStore(
 ): { refuse(): void } {
   let refused = false;
   const target = store as unknown as Record<string, unknown>;
+  // The values this job sent ahead, held until its port closes.
+  const staged = new Map<number, string>();
+  port.on("close", () => staged.clear());
   port.on("message", (message: StoreRpcMessage) => {
+    if (message.type === "store-stage") {
+      if (!refused) staged.set(message.id, message.value);
+      return;
+    }
     if (message.type !== "store-calls") return;
     const pending = message.calls.map((call) => {
       if (refused) return Promise.reject(new StoreError(call.method, "the job was abandoned"));
@@ -72,7 +89,8 @@ export function serveStore(
         return Promise.reject(new StoreError(call.method, "not a store method"));
       }
       try {
-        return Promise.resolve(method.apply(store, call.args) as unknown);
+        const args = call.method === "put" ? withStagedValues(call.args, staged) : call.args;
+        return Promise.resolve(method.apply(store, args) as unknown);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -97,8 +115,32 @@ export function serveStore(
   return {
     refuse: () => {
       refused = true;
+      staged.clear();
     },
   };
+}
+
+/** A put's arguments with each staged value in its entry again; throws for one never received. */
+function withStagedValues(args: readonly unknown[], staged: ReadonlyMap<number, string>) {
+  const [session, entries, ...rest] = args as [string, readonly WireEntry[], ...unknown[]];
+  const resolved = entries.map((entry): StashEntry => {
+    if (!("staged" in entry)) return entry;
+    const value = staged.get(entry.staged);
+    if (value === undefined) throw new StoreError("put", `staged value ${entry.staged} never came`);
+    return { key: entry.key, value };
+  });
+  return [session, resolved, ...rest];
+}
+
+/** A put's arguments with each value sent ahead named by its number. */
+function withStagedIds(args: readonly unknown[], staged: ReadonlyMap<string, number>) {
+  if (staged.size === 0) return args;
+  const [session, entries, ...rest] = args as [string, readonly StashEntry[], ...unknown[]];
+  const named = entries.map((entry): WireEntry => {
+    const id = entry.value.length >= STAGE_MIN_CHARS ? staged.get(entry.value) : undefined;
+    return id === undefined ? entry : { key: entry.key, staged: id };
+  });
+  return [session, named, ...rest];
 }
 
 /**
@@ -115,15 +157,19 @@ export class StoreClient {
     number,
     Array<{ resolve(v: unknown): void; reject(e: unknown): void }>
   >();
+  /** The values this job sent ahead, each with its number (a long string's Map key is cheap). */
+  readonly #staged = new Map<string, number>();
 
   constructor(snapshot: Readonly<Record<string, string | number | boolean>>) {
     const call = (method: string, args: unknown[]) => this.#call(method, args);
+    const stage = (value: string) => this.#stage(value);
     this.store = new Proxy({} as Store, {
       get(_target, name) {
         if (typeof name !== "string") return undefined;
         if (Object.hasOwn(snapshot, name)) return snapshot[name];
         // Not a thenable: `await store` must not call the backend.
         if (name === "then") return undefined;
+        if (name === "stage") return stage;
         return (...args: unknown[]) => call(name, args);
       },
     });
@@ -147,6 +193,7 @@ export class StoreClient {
   /** The job ended: calls still unanswered reject, later ones too until the next attach. */
   detach(): void {
     this.#port = undefined;
+    this.#staged.clear();
     const error = new StoreError("call", "the job ended");
     for (const calls of this.#waiting.values()) for (const call of calls) call.reject(error);
     this.#waiting.clear();
@@ -165,6 +212,19 @@ export class StoreClient {
     });
   }
 
+  /** Sends a long value ahead of the put that will carry it (see the top of this file). */
+  #stage(value: string): void {
+    const port = this.#port;
+    if (port === undefined || value.length < STAGE_MIN_CHARS || this.#staged.has(value)) return;
+    const id = this.#staged.size;
+    try {
+      port.postMessage({ type: "store-stage", id, value });
+      this.#staged.set(value, id);
+    } catch {
+      // The put carries the value itself.
+    }
+  }
+
   #flush(): void {
     this.#flushing = false;
     const port = this.#port;
@@ -176,7 +236,10 @@ export class StoreClient {
         port.postMessage({
           type: "store-calls",
           batch,
-          calls: calls.map(({ method, args }) => ({ method, args })),
+          calls: calls.map(({ method, args }) => ({
+            method,
+            args: method === "put" ? withStagedIds(args, this.#staged) : args,
+          })),
         });
       } catch (error) {
         this.#waiting.delete(batch);

@@ -38,6 +38,8 @@ export class OutputState {
   constructor(
     transcript: Transcript,
     private readonly hash: (text: string) => string,
+    /** Told each value stashed anew (PipelineDeps.stage). */
+    private readonly staged?: (value: string) => void,
   ) {
     this.received = transcript.outputs.map((output) => output.text);
     this.#messageOf = transcript.outputs.map((output) => output.messageIndex);
@@ -105,8 +107,12 @@ export class OutputState {
     // originals in different messages.
     const name = typeof key === "string" ? key : `${key.kind}:${key.textId}:${message}`;
     const known = this.stashes.get(name);
-    if (known && known.value === value) known.messages.add(message);
-    else this.stashes.set(name, { key, value, messages: new Set([message]) });
+    if (known && known.value === value) {
+      known.messages.add(message);
+      return;
+    }
+    this.stashes.set(name, { key, value, messages: new Set([message]) });
+    this.staged?.(value);
   }
 
   /** Every output's decision: the components whose changes it kept, in order. */

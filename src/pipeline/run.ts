@@ -27,6 +27,8 @@ export interface PipelineDeps {
   readonly memo: OutputMemo;
   /** Content id of a text (§6): SHA-256 prefix, or HMAC under the deployment key. */
   readonly hash: (text: string) => string;
+  /** Told each value as it is stashed, before the store's put carries it (Store.stage). */
+  readonly stage?: ((value: string) => void) | undefined;
 }
 
 export interface RunRequest {
@@ -117,7 +119,7 @@ async function runOnce(
   request: RunRequest,
   held: ReadonlySet<number>,
 ): Promise<{ result: RunResult; state: OutputState }> {
-  const state = new OutputState(request.transcript, deps.hash);
+  const state = new OutputState(request.transcript, deps.hash, deps.stage);
   const entries = new ReportEntries(request);
   const replayed = await replay(deps, request, state, entries, (index) => !held.has(index));
   const gateOf = componentGates(deps, request);

@@ -36,6 +36,13 @@ export interface Store {
    * not be kept (the caller then reverts). One round trip on Redis.
    */
   put(session: string, entries: readonly StashEntry[], options?: PutOptions): Promise<void>;
+  /**
+   * A value a coming put of this request will likely carry. A store reached across threads (a
+   * worker's stand-in, src/compaction/store-rpc.ts) sends a long one ahead, so that it is taken in
+   * while the request goes on; the others need no such thing and have no such method. Advisory:
+   * a put carries each of its entries whether its value was staged or not.
+   */
+  stage?(value: string): void;
   /** The value under `key` if `session` owns it and it has not expired; a read slides the TTL. */
   get(session: string, key: string): Promise<string | undefined>;
   /** The session's ledger (empty for a session never seen); a read slides its TTL. */

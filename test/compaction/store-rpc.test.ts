@@ -1,6 +1,12 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
-import { StoreClient, serveStore, storeSnapshot } from "../../src/compaction/store-rpc.js";
+import {
+  STAGE_MIN_CHARS,
+  StoreClient,
+  type StoreRpcMessage,
+  serveStore,
+  storeSnapshot,
+} from "../../src/compaction/store-rpc.js";
 import { parseConfig } from "../../src/config/load.js";
 import { StoreEntryTooLargeError } from "../../src/errors/store-error.js";
 import { MemoryStore } from "../../src/store/memory.js";
@@ -23,8 +29,32 @@ function connect(store: Store) {
   const client = new StoreClient(storeSnapshot(store));
   client.attach(port2);
   let messages = 0;
-  port1.on("message", () => messages++);
-  return { served, client, remote: client.store, messages: () => messages };
+  const received: StoreRpcMessage[] = [];
+  port1.on("message", (message: StoreRpcMessage) => {
+    messages++;
+    received.push(message);
+  });
+  return { served, client, remote: client.store, messages: () => messages, received };
+}
+
+/** The client's next job: a port of its own, served, every message it carries recorded. */
+function nextJob(store: Store, client: StoreClient) {
+  const { port1, port2 } = new MessageChannel();
+  ports.push(port1, port2);
+  const served = serveStore(port1, store);
+  const received: StoreRpcMessage[] = [];
+  port1.on("message", (message: StoreRpcMessage) => received.push(message));
+  client.attach(port2);
+  return { served, received };
+}
+
+/** The entries of every put that crossed, as they crossed. */
+function putsSent(received: readonly StoreRpcMessage[]): unknown[] {
+  return received.flatMap((message) =>
+    message.type === "store-calls"
+      ? message.calls.filter((call) => call.method === "put").map((call) => call.args[1])
+      : [],
+  );
 }
 
 const memory = (input = {}) => new MemoryStore(parseConfig({ store: input }).store);
@@ -140,5 +170,93 @@ describe("a worker's store stand-in", () => {
     const { client, remote } = connect(memory());
     client.detach();
     await expect(remote.get("s1", "k")).rejects.toThrow("no job is running");
+  });
+
+  it("sends a long value ahead: the put names it by number and the store keeps it whole", async () => {
+    const store = memory();
+    const { remote, received } = connect(store);
+    const long = `${"y\n".repeat(STAGE_MIN_CHARS)}end`;
+    const short = "a short original";
+    remote.stage?.(long);
+    remote.stage?.(long);
+    remote.stage?.(short);
+    await remote.put("s1", [
+      { key: "long", value: long },
+      { key: "again", value: long },
+      { key: "short", value: short },
+    ]);
+
+    expect(await store.get("s1", "long")).toBe(long);
+    expect(await store.get("s1", "again")).toBe(long);
+    expect(await store.get("s1", "short")).toBe(short);
+    // The long value crossed once, ahead of the put; the short one with it.
+    const staged = received.filter((message) => message.type === "store-stage");
+    expect(staged.map((message) => message.type === "store-stage" && message.value)).toEqual([
+      long,
+    ]);
+    expect(putsSent(received)).toEqual([
+      [
+        { key: "long", staged: 0 },
+        { key: "again", staged: 0 },
+        { key: "short", value: short },
+      ],
+    ]);
+  });
+
+  it("carries a long value that was not staged, and one an earlier job staged, in the put", async () => {
+    const store = memory();
+    const { client, remote } = connect(store);
+    const first = `${"a".repeat(STAGE_MIN_CHARS)}1`;
+    const second = `${"b".repeat(STAGE_MIN_CHARS)}2`;
+    remote.stage?.(first);
+    // The next job on the same worker: what the last one staged is not named any more.
+    client.detach();
+    const next = nextJob(store, client);
+    await remote.put("s1", [
+      { key: "first", value: first },
+      { key: "second", value: second },
+    ]);
+    expect(await store.get("s1", "first")).toBe(first);
+    expect(await store.get("s1", "second")).toBe(second);
+    expect(putsSent(next.received)).toEqual([
+      [
+        { key: "first", value: first },
+        { key: "second", value: second },
+      ],
+    ]);
+  });
+
+  it("stages nothing without a job, and an abandoned job's staged values are never kept", async () => {
+    const store = memory();
+    const { client, remote } = connect(store);
+    const long = "z".repeat(STAGE_MIN_CHARS);
+    client.detach();
+    remote.stage?.(long);
+    const next = nextJob(store, client);
+    await remote.get("s1", "nothing");
+    expect(next.received.map((message) => message.type)).toEqual(["store-calls"]);
+    remote.stage?.(long);
+    next.served.refuse();
+    await expect(remote.put("s1", [{ key: "late", value: long }])).rejects.toThrow(
+      "the job was abandoned",
+    );
+    expect(await store.stats()).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it("refuses a put naming a value that never came", async () => {
+    const { port1, port2 } = new MessageChannel();
+    ports.push(port1, port2);
+    serveStore(port1, memory());
+    const results = new Promise<StoreRpcMessage>((resolve) => port2.once("message", resolve));
+    port2.postMessage({
+      type: "store-calls",
+      batch: 0,
+      calls: [{ method: "put", args: ["s1", [{ key: "k", staged: 7 }]] }],
+    } satisfies StoreRpcMessage);
+    const answer = await results;
+    expect(answer).toMatchObject({
+      type: "store-results",
+      results: [{ ok: false, error: { message: expect.stringContaining("staged value 7") } }],
+    });
   });
 });

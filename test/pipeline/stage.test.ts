@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { Compactor } from "../../src/compactor.js";
+import { components } from "../../src/components/registry.js";
+import { parseConfig } from "../../src/config/load.js";
+import type { ConfigInput } from "../../src/config/schema.js";
+import { createStore } from "../../src/store/create.js";
+import type { StashEntry, Store } from "../../src/store/types.js";
+import { CLEAN, withoutDeadline } from "../support/app.js";
+import { logOutput, openaiBody } from "../support/bodies.js";
+import { TEST_HASH_KEY } from "../support/hash-key.js";
+
+/**
+ * Every value a run stashes is told to the store as it is stashed (Store.stage), before the put
+ * that carries it: a store across threads sends a long one ahead while the body is still being
+ * compacted.
+ */
+const TOOLS = [{ type: "function", function: { name: "Bash", parameters: { type: "object" } } }];
+const huge = logOutput(4_000, "make");
+const body = openaiBody([logOutput(20, "a"), huge, logOutput(20, "b")], { tools: TOOLS });
+
+/** A store that records, in order, each value staged and each put's entries. */
+function recording(config: ConfigInput) {
+  const parsed = parseConfig(withoutDeadline(config));
+  const store = createStore(parsed.store);
+  const events: Array<{ staged: string } | { put: readonly StashEntry[] }> = [];
+  const recorded: Store = Object.assign(Object.create(store) as Store, {
+    backend: store.backend,
+    persists: store.persists,
+    stage: (value: string) => {
+      events.push({ staged: value });
+    },
+    put: (...args: Parameters<Store["put"]>) => {
+      events.push({ put: args[1] });
+      return store.put(...args);
+    },
+  });
+  const compactor = new Compactor({
+    config: parsed,
+    store: recorded,
+    registry: components,
+    hashKey: TEST_HASH_KEY,
+  });
+  return { compactor, events };
+}
+
+describe("values a run stashes", () => {
+  it("are told to the store before the put that carries them", async () => {
+    const { compactor, events } = recording({});
+    const result = await compactor.compact(body, { cache: "cold" });
+    expect(result.markers).toBeGreaterThan(0);
+
+    const puts = events.flatMap((event) => ("put" in event ? [event.put] : []));
+    expect(puts).toHaveLength(1);
+    const putAt = events.findIndex((event) => "put" in event);
+    const staged = events
+      .slice(0, putAt)
+      .flatMap((event) => ("staged" in event ? [event.staged] : []));
+    // The huge output's original among them, and every long value the put carries.
+    expect(staged).toContain(huge);
+    const long = (puts[0] ?? []).filter((entry) => entry.value.length >= 1_000);
+    expect(long.length).toBeGreaterThan(0);
+    for (const entry of long) expect(staged).toContain(entry.value);
+  });
+
+  it("are none in clean mode, where nothing is stashed", async () => {
+    const { compactor, events } = recording(CLEAN);
+    const result = await compactor.compact(body, { cache: "cold" });
+    expect(result.changed).toBe(true);
+    expect(events.filter((event) => "staged" in event)).toEqual([]);
+  });
+});
