@@ -527,7 +527,11 @@ export class Compactor {
         tokens: parsed.tokens,
         memo: this.#memo,
         hash: parsed.hash,
-        stage: persists && store.stage ? (value: string) => store.stage?.(value) : undefined,
+        // Originals are stashed only with full markers (reformat records included).
+        stage:
+          persists && config.marker_mode === "full" && store.stage
+            ? (value: string) => store.stage?.(value)
+            : undefined,
       },
       {
         transcript: parsed.transcript,

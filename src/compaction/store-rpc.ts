@@ -46,6 +46,12 @@ export type StoreRpcMessage =
 const BATCH = 4096;
 /** Values shorter than this travel with their put: copying them costs less than a message. */
 export const STAGE_MIN_CHARS = 64 * 1024;
+/**
+ * Characters one job may send ahead; later values travel with their put. The event-loop thread
+ * holds what was sent ahead until the job ends, whether a put carried it or not: this bounds
+ * it (the memory arithmetic of k8s/README.md counts it).
+ */
+export const STAGE_MAX_CHARS = 8 * 1024 * 1024;
 /** A worker may use the store; it never ends it for the whole process. */
 const REFUSED = new Set(["close"]);
 
@@ -159,6 +165,7 @@ export class StoreClient {
   >();
   /** The values this job sent ahead, each with its number (a long string's Map key is cheap). */
   readonly #staged = new Map<string, number>();
+  #stagedChars = 0;
 
   constructor(snapshot: Readonly<Record<string, string | number | boolean>>) {
     const call = (method: string, args: unknown[]) => this.#call(method, args);
@@ -194,6 +201,7 @@ export class StoreClient {
   detach(): void {
     this.#port = undefined;
     this.#staged.clear();
+    this.#stagedChars = 0;
     const error = new StoreError("call", "the job ended");
     for (const calls of this.#waiting.values()) for (const call of calls) call.reject(error);
     this.#waiting.clear();
@@ -215,11 +223,13 @@ export class StoreClient {
   /** Sends a long value ahead of the put that will carry it (see the top of this file). */
   #stage(value: string): void {
     const port = this.#port;
-    if (port === undefined || value.length < STAGE_MIN_CHARS || this.#staged.has(value)) return;
+    if (port === undefined || value.length < STAGE_MIN_CHARS) return;
+    if (this.#stagedChars + value.length > STAGE_MAX_CHARS || this.#staged.has(value)) return;
     const id = this.#staged.size;
     try {
       port.postMessage({ type: "store-stage", id, value });
       this.#staged.set(value, id);
+      this.#stagedChars += value.length;
     } catch {
       // The put carries the value itself.
     }

@@ -27,7 +27,10 @@ export interface PipelineDeps {
   readonly memo: OutputMemo;
   /** Content id of a text (§6): SHA-256 prefix, or HMAC under the deployment key. */
   readonly hash: (text: string) => string;
-  /** Told each value as it is stashed, before the store's put carries it (Store.stage). */
+  /**
+   * Told what the store's put will likely carry, before it does (Store.stage): the original of
+   * each output a run decides anew, as the run starts, and each value as it is stashed.
+   */
   readonly stage?: ((value: string) => void) | undefined;
 }
 
@@ -120,6 +123,13 @@ async function runOnce(
   held: ReadonlySet<number>,
 ): Promise<{ result: RunResult; state: OutputState }> {
   const state = new OutputState(request.transcript, deps.hash, deps.stage);
+  // Changed at all, an output's original is stashed by the end of the run (an offload's marker
+  // or a reformat record holds it): each output decided anew is told to the store now, while
+  // the components run (a long one crosses threads meanwhile; an output no component changes was
+  // told for nothing).
+  request.transcript.outputs.forEach((output, index) => {
+    if (request.frozen[index] === undefined) deps.stage?.(output.text);
+  });
   const entries = new ReportEntries(request);
   const replayed = await replay(deps, request, state, entries, (index) => !held.has(index));
   const gateOf = componentGates(deps, request);

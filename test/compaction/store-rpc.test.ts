@@ -1,6 +1,7 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  STAGE_MAX_CHARS,
   STAGE_MIN_CHARS,
   StoreClient,
   type StoreRpcMessage,
@@ -241,6 +242,25 @@ describe("a worker's store stand-in", () => {
       "the job was abandoned",
     );
     expect(await store.stats()).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it("sends ahead at most so many characters a job; the put carries the rest", async () => {
+    const store = memory({ max_entry_bytes: 16 * 1024 * 1024, max_bytes: 64 * 1024 * 1024 });
+    const { remote, received } = connect(store);
+    const most = `${"m".repeat(STAGE_MAX_CHARS - STAGE_MIN_CHARS)}`;
+    const more = `${"n".repeat(STAGE_MIN_CHARS)}+`;
+    for (const value of [most, more]) remote.stage?.(value);
+    await remote.put("s1", [
+      { key: "most", value: most },
+      { key: "more", value: more },
+    ]);
+    expect(await store.get("s1", "more")).toBe(more);
+    expect(putsSent(received)).toEqual([
+      [
+        { key: "most", staged: 0 },
+        { key: "more", value: more },
+      ],
+    ]);
   });
 
   it("refuses a put naming a value that never came", async () => {

@@ -10,9 +10,9 @@ import { logOutput, openaiBody } from "../support/bodies.js";
 import { TEST_HASH_KEY } from "../support/hash-key.js";
 
 /**
- * Every value a run stashes is told to the store as it is stashed (Store.stage), before the put
- * that carries it: a store across threads sends a long one ahead while the body is still being
- * compacted.
+ * What a put will carry is told to the store before it (Store.stage): the original of each output
+ * a run decides anew as the run starts, each other value as it is stashed. A store across threads
+ * sends a long one ahead while the body is still being compacted.
  */
 const TOOLS = [{ type: "function", function: { name: "Bash", parameters: { type: "object" } } }];
 const huge = logOutput(4_000, "make");
@@ -60,6 +60,27 @@ describe("values a run stashes", () => {
     const long = (puts[0] ?? []).filter((entry) => entry.value.length >= 1_000);
     expect(long.length).toBeGreaterThan(0);
     for (const entry of long) expect(staged).toContain(entry.value);
+  });
+
+  it("include an output decided anew even if nothing changes it, but not one sent before", async () => {
+    const { compactor, events } = recording({});
+    const outputs = [logOutput(20, "a"), huge, logOutput(20, "b")];
+    const session = { session: "replayed", pipeline: ["dedup" as const] };
+    const first = await compactor.compact(openaiBody(outputs, { tools: TOOLS }), {
+      ...session,
+      cache: "cold",
+    });
+    expect(first.changed).toBe(false);
+    expect(events).toContainEqual({ staged: huge });
+
+    events.length = 0;
+    const next = logOutput(20, "c");
+    const second = await compactor.compact(
+      openaiBody([...outputs, next], { tools: TOOLS }),
+      session,
+    );
+    expect(second.cache.state).toBe("warm");
+    expect(events.filter((event) => "staged" in event)).toEqual([{ staged: next }]);
   });
 
   it("are none in clean mode, where nothing is stashed", async () => {
