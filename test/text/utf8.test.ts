@@ -44,4 +44,23 @@ describe("utf8Text", () => {
     expect(utf8Text(bytes)).toBeUndefined();
     expect(utf8Text(bytes.subarray(0, 7))).toBe("[1,2,3]");
   });
+
+  it("reads a body of half a megabyte or more in a larger buffer as its own bytes, nothing after them", () => {
+    const MIB = 1024 * 1024;
+    // Around the lengths where the reading changes: 512 KiB, and what Node keeps off the heap.
+    for (const length of [512 * 1024 - 1, 512 * 1024, 0xfbee9 - 1, 0xfbee9, MIB - 3]) {
+      for (const room of [length, MIB]) {
+        const shared = new SharedArrayBuffer(room + 16);
+        const all = new Uint8Array(shared);
+        // What an earlier, longer body left in the buffer: bytes that are not even ASCII.
+        all.fill(0xff);
+        const body = Buffer.alloc(length, "[0,1]\n");
+        all.set(body, 16);
+        const text = utf8Text(all.subarray(16, 16 + length));
+        expect(text?.length).toBe(length);
+        expect(text === body.toString("latin1")).toBe(true);
+        expect(text?.includes("\u00ff")).toBe(false);
+      }
+    }
+  });
 });
