@@ -39,7 +39,7 @@ export class OutputState {
     transcript: Transcript,
     private readonly hash: (text: string) => string,
     /** Told each value stashed anew (PipelineDeps.stage). */
-    private readonly staged?: (value: string) => void,
+    private readonly stage?: (value: string) => void,
   ) {
     this.received = transcript.outputs.map((output) => output.text);
     this.#messageOf = transcript.outputs.map((output) => output.messageIndex);
@@ -112,7 +112,7 @@ export class OutputState {
       return;
     }
     this.stashes.set(name, { key, value, messages: new Set([message]) });
-    this.staged?.(value);
+    this.stage?.(value);
   }
 
   /** Every output's decision: the components whose changes it kept, in order. */
