@@ -120,29 +120,145 @@ export function linesMatching(index: LineIndex, pattern: RegExp): Uint8Array {
   return found;
 }
 
-/** The index of `text`, in the kept arrays when `keep` (a long text's, the one remembered). */
+/**
+ * The per-line arrays a reading fills, as long as the lines it expects (`capacity`, a starts
+ * array one longer): a long text's from the kept and working arrays, grown by copying when the
+ * text has more lines than expected.
+ */
+interface LineArrays {
+  capacity: number;
+  starts: Int32Array;
+  hashes: Int32Array;
+  nonBlank: Uint8Array;
+  again: Uint8Array;
+}
+
+function lineArrays(capacity: number, keep: boolean): LineArrays {
+  return {
+    capacity,
+    starts: keep ? kept.ints(STARTS, capacity + 1) : new Int32Array(capacity + 1),
+    hashes: working.ints(HASHES, capacity),
+    nonBlank: keep ? kept.bytes(NON_BLANK, capacity) : new Uint8Array(capacity),
+    again: working.bytes(AGAIN, capacity),
+  };
+}
+
+/** Makes room for `lines` lines, what was read kept. */
+function grow(arrays: LineArrays, lines: number): void {
+  const capacity = Math.max(lines, arrays.capacity * 2);
+  const starts = new Int32Array(capacity + 1);
+  starts.set(arrays.starts);
+  const hashes = new Int32Array(capacity);
+  hashes.set(arrays.hashes);
+  const nonBlank = new Uint8Array(capacity);
+  nonBlank.set(arrays.nonBlank);
+  const again = new Uint8Array(capacity);
+  again.set(arrays.again);
+  Object.assign(arrays, { capacity, starts, hashes, nonBlank, again });
+}
+
+/** Characters of a long text whose newlines are counted to expect how many lines it has. */
+const SAMPLE_CHARS = 64 * 1024;
+
+/**
+ * How many lines a long text is expected to have, from the newlines of its first SAMPLE_CHARS
+ * characters, an eighth more: a text read at once counts its lines as it goes (counted first, a
+ * text of a few hundred thousand short lines was searched once a line before it was read), and
+ * a text whose lines are shorter further on grows its arrays once or twice.
+ */
+function expectedLines(text: string): number {
+  const sample = Math.min(text.length, SAMPLE_CHARS);
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && at < sample; at = text.indexOf("\n", at + 1)) {
+    lines++;
+  }
+  return Math.ceil(lines * (text.length / Math.max(sample, 1)) * 1.125) + 64;
+}
+
+/** A stretch of this many lines equal to the one before them is read as blocks of lines. */
+const BLOCK_LINES = 8;
+/** The first block of equal lines compared at once; blocks that match are doubled. */
+const FIRST_BLOCK_LINES = 64;
+
+/**
+ * How many whole lines from `from` on are each the `period` characters before `from` (a line
+ * and its `\n`) again: blocks of lines compared with the same block one line earlier (one
+ * comparison of characters, where a line at a time was read and hashed), doubled while they
+ * match and halved when one does not, down to BLOCK_LINES.
+ */
+function linesRepeated(text: string, from: number, period: number): number {
+  const whole = Math.floor((text.length - from) / period);
+  let lines = 0;
+  for (let block = FIRST_BLOCK_LINES; block >= BLOCK_LINES; ) {
+    const take = Math.min(block, whole - lines);
+    if (take < BLOCK_LINES) break;
+    const at = from + lines * period;
+    const chars = take * period;
+    if (text.slice(at, at + chars) === text.slice(at - period, at - period + chars)) {
+      lines += take;
+      block *= 2;
+    } else {
+      block >>= 1;
+    }
+  }
+  return lines;
+}
+
+/**
+ * The index of `text`, in the kept arrays when `keep` (a long text's, the one remembered). Its
+ * lines are counted as they are read; a stretch of lines equal to the one before them (`yes`, a
+ * redrawn status) is read a block of lines at a time once BLOCK_LINES of them were read one by
+ * one, and again once the stretch has doubled, so a text whose lines come in pairs is not
+ * compared ahead at every second line.
+ */
 function build(text: string, keep: boolean): LineIndex {
-  const count = countLines(text);
-  const starts = keep ? kept.ints(STARTS, count + 1) : new Int32Array(count + 1);
-  const hashes = working.ints(HASHES, count);
-  const nonBlank = keep ? kept.bytes(NON_BLANK, count) : new Uint8Array(count);
+  const arrays = lineArrays(keep ? expectedLines(text) : countLines(text), keep);
+  let { starts, hashes, nonBlank, again } = arrays;
   // Lines equal to the one before them (a redrawn status, `yes`: the commonest repeat), told as
   // each line ends: its hash and length are the last line's, and so is every character.
-  const again = working.bytes(AGAIN, count);
   let repeats = 0;
   let line = 0;
   let hash = FNV_OFFSET;
   let blankless = 0;
+  let stretch = 0;
+  let nextBlock = BLOCK_LINES;
   for (let at = 0; at < text.length; at++) {
     const code = codeAt(text, at);
     if (code === NEWLINE) {
+      if (line + 1 >= arrays.capacity) {
+        grow(arrays, Math.ceil(((line + 1) / (at + 1)) * text.length * 1.125) + 64);
+        ({ starts, hashes, nonBlank, again } = arrays);
+      }
       hashes[line] = hash;
       nonBlank[line] = blankless;
-      if (line > 0 && hashes[line - 1] === hash && sameLine(text, starts, line - 1, line, at + 1)) {
+      starts[line + 1] = at + 1;
+      if (line > 0 && hashes[line - 1] === hash && sameLine(text, starts, line - 1, line)) {
         again[line] = 1;
         repeats++;
+        stretch++;
+      } else {
+        stretch = 0;
+        nextBlock = BLOCK_LINES;
       }
-      starts[++line] = at + 1;
+      line++;
+      if (stretch >= nextBlock) {
+        const period = at + 1 - (starts[line - 1] as number);
+        const more = linesRepeated(text, at + 1, period);
+        if (line + more >= arrays.capacity) {
+          grow(arrays, line + more + Math.ceil(((text.length - at) / period) * 0.125) + 64);
+          ({ starts, hashes, nonBlank, again } = arrays);
+        }
+        for (const end = line + more; line < end; line++) {
+          hashes[line] = hash;
+          nonBlank[line] = blankless;
+          again[line] = 1;
+          starts[line + 1] = (starts[line] as number) + period;
+        }
+        repeats += more;
+        stretch += more;
+        nextBlock = stretch * 2;
+        at += more * period;
+      }
       hash = FNV_OFFSET;
       blankless = 0;
       continue;
@@ -153,6 +269,11 @@ function build(text: string, keep: boolean): LineIndex {
       blankless++;
     }
   }
+  const count = line + 1;
+  if (count > arrays.capacity) {
+    grow(arrays, count);
+    ({ starts, hashes, nonBlank, again } = arrays);
+  }
   hashes[line] = hash;
   nonBlank[line] = blankless;
   starts[count] = text.length + 1;
@@ -160,8 +281,17 @@ function build(text: string, keep: boolean): LineIndex {
     again[line] = 1;
     repeats++;
   }
+  starts = starts.subarray(0, count + 1);
+  nonBlank = nonBlank.subarray(0, count);
   const ids = keep ? kept.ints(IDS, count) : new Int32Array(count);
-  const distinct = idsOf(text, starts, hashes, again, ids, count - repeats);
+  const distinct = idsOf(
+    text,
+    starts,
+    hashes.subarray(0, count),
+    again.subarray(0, count),
+    ids,
+    count - repeats,
+  );
   const index = { text, count, starts, ids, distinct, nonBlank, matched: new Map(), kept: keep };
   if (keep) keptBy = index;
   return index;
@@ -241,21 +371,12 @@ function idsOf(
   return distinct;
 }
 
-/**
- * Whether lines `a` and `b` are equal; `bEnd`, the start of the line after `b`, when `starts`
- * does not hold it yet.
- */
-function sameLine(
-  text: string,
-  starts: Int32Array,
-  a: number,
-  b: number,
-  bEnd = starts[b + 1] as number,
-): boolean {
+/** Whether lines `a` and `b` are equal (`starts` holds where the line after `b` starts). */
+function sameLine(text: string, starts: Int32Array, a: number, b: number): boolean {
   const fromA = starts[a] as number;
   const fromB = starts[b] as number;
   const length = (starts[a + 1] as number) - fromA;
-  if (bEnd - fromB !== length) return false;
+  if ((starts[b + 1] as number) - fromB !== length) return false;
   for (let at = 0; at < length - 1; at++) {
     if (codeAt(text, fromA + at) !== codeAt(text, fromB + at)) return false;
   }

@@ -20,20 +20,36 @@ const texts = fc
 /** Two lines of one FNV-1a hash (found by search): equal hashes, different lines. */
 const SAME_HASH = ["muhiqdgt", "nutagiji"] as const;
 
-/** Whether `index` reads `text` as its lines split on newlines would: lines, ids, counts. */
+/**
+ * Whether `index` reads `text` as its lines split on newlines would: lines, ids, counts. The
+ * first line read otherwise is named (one expectation a text: texts of hundreds of thousands of
+ * lines are read here).
+ */
 function expectReads(index: LineIndex, text: string): void {
   const lines = text.split("\n");
   expect(index.count).toBe(lines.length);
-  expect(Array.from({ length: index.count }, (_, line) => lineAt(index, line))).toEqual(lines);
+  expect([index.starts.length, index.ids.length, index.nonBlank.length]).toEqual([
+    lines.length + 1,
+    lines.length,
+    lines.length,
+  ]);
   const firstOf = new Map<string, number>();
+  let misread: string | undefined;
   for (const [line, value] of lines.entries()) {
-    expect(lineLength(index, line)).toBe(value.length);
     const first = firstOf.get(value);
     if (first === undefined) firstOf.set(value, line);
-    // Equal ids exactly for equal lines.
-    else expect(index.ids[line]).toBe(index.ids[first]);
-    expect(index.nonBlank[line]).toBe(Math.min(NON_BLANK_CAP, value.replace(/\s/g, "").length));
+    const nonBlank = Math.min(NON_BLANK_CAP, value.replace(/\s/g, "").length);
+    if (lineAt(index, line) !== value || lineLength(index, line) !== value.length) {
+      misread = `line ${line}: ${JSON.stringify(lineAt(index, line))}`;
+    } else if (index.nonBlank[line] !== nonBlank) {
+      misread = `line ${line}: ${index.nonBlank[line]} non-blank characters, not ${nonBlank}`;
+    } else if (index.ids[line] !== index.ids[first ?? line]) {
+      // Equal ids for equal lines (and, counted below, as many ids as distinct lines).
+      misread = `line ${line}: id ${index.ids[line]}, not line ${first}'s`;
+    }
+    if (misread !== undefined) break;
   }
+  expect(misread).toBeUndefined();
   expect(index.distinct).toBe(firstOf.size);
   expect(new Set(index.ids).size).toBe(firstOf.size);
 }
@@ -77,6 +93,54 @@ describe("lineIndexOf", () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it("reads long stretches of equal lines, wherever they stop, as it reads each line", () => {
+    // Stretches of one line (blank, a character, `y`, a status) hundreds or thousands long, each
+    // stopped by a line that differs from it in one character somewhere, or by the text's end.
+    const stretch = fc.record({
+      line: fc.constantFrom("", "y", " ", "a b", "50% [=====>    ] 1.2 MB/s", "✓ ok"),
+      length: fc.integer({ min: 1, max: 3000 }),
+      differs: fc.option(fc.nat(), { nil: undefined }),
+    });
+    const stretches = fc.tuple(
+      fc.array(stretch, { minLength: 1, maxLength: 8 }),
+      fc.boolean(),
+      fc.constantFrom("", "x".repeat(LONG_TEXT_CHARS)),
+    );
+    fc.assert(
+      fc.property(stretches, ([parts, newlineLast, ahead]) => {
+        const lines: string[] = ahead === "" ? [] : [ahead];
+        for (const { line, length, differs } of parts) {
+          const run = Array<string>(length).fill(line);
+          if (differs !== undefined) {
+            const at = differs % length;
+            const chars = [...line];
+            chars[differs % (chars.length + 1)] = "z";
+            run[at] = chars.join("");
+          }
+          lines.push(...run);
+        }
+        let text = lines.join("\n") + (newlineLast ? "\n" : "");
+        if (text.length < LONG_TEXT_CHARS) text = `${"w".repeat(LONG_TEXT_CHARS)}\n${text}`;
+        const index = lineIndexOf(text);
+        expect(index.kept).toBe(true);
+        expectReads(index, text);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("reads a long text whose lines grow shorter past its start, however many more there are", () => {
+    // Long lines where the count is expected from, then each shorter kind of line in turn.
+    const text = [
+      ...Array.from({ length: 300 }, (_, row) => `${"long line ".repeat(25)}${row}`),
+      ...Array.from({ length: 40_000 }, (_, row) => `${row % 977}`),
+      ...Array<string>(200_000).fill("y"),
+      ...Array<string>(100_000).fill(""),
+      "last",
+    ].join("\n");
+    expectReads(lineIndexOf(text), text);
   });
 
   it("refuses a long text's index read after the next long text was indexed", () => {
