@@ -29,7 +29,7 @@ import { withMarkerLine } from "./marked-phrase.js";
  *
  * Result: the kept lines and notes joined by `\n`, then `\n` + T on its own last line (T alone
  * when the text already ends with `\n`); in off mode nothing is appended. Undefined when nothing
- * is dropped or the output is under `min_tokens`.
+ * is dropped (always for a text of one line) or the output is under `min_tokens`.
  */
 
 const ERROR_WORD = /error|fail|exception|panic|fatal|traceback|warning/i;
@@ -360,6 +360,9 @@ export const extract: OutputComponent<"extract"> = {
   readsLines: true,
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
+    // One line is never dropped (kept as the last non-blank line were it progress): a file as a
+    // line of base64 is not read for progress or repeats.
+    if (output.text.indexOf("\n") === -1) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
     const projected = projectIndex(lineIndexOf(output.text));
     if (projected === undefined) return undefined;

@@ -198,6 +198,11 @@ export const linecap: OutputComponent<"linecap"> = {
   reduce(output, options, context) {
     if (isFactClass(output.contentClass)) return undefined;
     if (!context.atLeastTokens(output.text, options.min_tokens)) return undefined;
+    // One line repeats nothing: it is only cut (a file as a line of base64), not indexed.
+    if (output.text.indexOf("\n") === -1) {
+      const cut = cutLine(output.text, options.max_line_chars);
+      return cut === output.text ? undefined : withMarkerLine(cut, context.marker(output.text));
+    }
     const index = lineIndexOf(output.text);
     if (!capsAny(index, options.max_line_chars)) return undefined;
     const lines = output.text.split("\n");

@@ -145,6 +145,15 @@ describe("extract", () => {
     );
   });
 
+  it("leaves an output of one line as it is, whatever the line", () => {
+    // A bar, a megabyte of base64: a lone line is the last non-blank one, never dropped.
+    for (const line of ["[######    ] 45% eta 0:12", "QUJD/+9=".repeat(150_000), reset]) {
+      expect(isProgressLine(line) || line.length > 0).toBe(true);
+      expect(run(line).result).toBeUndefined();
+      expect(run(`${line}\n`).result).toBeUndefined();
+    }
+  });
+
   it.each([
     ["plain text", false, "Compiling src/main.rs"],
     ["a pytest progress line", false, "tests/test_api.py ....F..                 [ 45%]"],

@@ -311,4 +311,21 @@ describe("linecap's reading of what changes", () => {
       }),
     );
   });
+
+  it("cuts an output of one line as it cuts that line among others", () => {
+    // Long lines with and without what protects them, under and over the huge-line length.
+    const line = fc.tuple(
+      fc.constantFrom("x", "QUJD/+9=", "see /usr/lib/libz.so ", "error: ", "https://a.example/"),
+      fc.constantFrom(1, 3, 40, HUGE_LINE_CHARS / 4),
+    );
+    fc.assert(
+      fc.property(line, ([unit, times]) => {
+        const text = unit.repeat(times);
+        const capped = capLines([text], small.max_line_chars)[0];
+        expect(run(text, "off").result).toBe(capped === text ? undefined : capped);
+        expect(run(`x\n${text}`, "off").result).toBe(capped === text ? undefined : `x\n${capped}`);
+      }),
+      { numRuns: 40 },
+    );
+  });
 });
