@@ -86,16 +86,20 @@ export function cleanText(text: string): string {
 export function stripEscapes(text: string): string {
   if (!hasEscapeStart(text)) return text;
   const units = unitsFor(text);
-  const length = copyWithoutEscapes(text, units);
+  const length = copyWithoutEscapes(text, 0, text.length, units, 0);
   return length === text.length ? text : textOf(units, length);
 }
 
 /**
- * One pass: the text's units copied once into a buffer, each escape sequence skipped where it
- * starts, then the redraws resolved in that buffer in place, and the buffer read back as one
- * string. A coloured log has a sequence every dozen characters: a pattern's replace cost about
- * 170 ns a match, and splitting the cleaned text into lines and joining them again as much as
- * the copy.
+ * One pass: what stays of the text copied once into a buffer, read back as one string. A
+ * coloured log has a sequence every dozen characters: a pattern's replace cost about 170 ns a
+ * match, and splitting the cleaned text into lines and joining them again as much as the copy.
+ *
+ * Only a string sequence (OSC, DCS, SOS, PM, APC) can hold a line end, so in a text without one
+ * the lines and redraw segments are where the text's own `\r` and `\n` put them: a redrawn line
+ * is read from its end, and of a progress bar drawn a hundred times only the last drawing is
+ * copied (copyVisible). A text with one has every sequence skipped first and its redraws
+ * resolved in the buffer after (resolveRedraws).
  */
 function cleanOnce(text: string): string {
   const escapes = hasEscapeStart(text);
@@ -103,10 +107,16 @@ function cleanOnce(text: string): string {
   // the unit that follows it then, or a sequence.
   if (!escapes && !hasBareReturn(text)) return text;
   const units = unitsFor(text);
-  const copied = escapes ? copyWithoutEscapes(text, units) : copyAll(text, units);
-  const length = resolveRedraws(units, copied);
+  const length =
+    escapes && STRING_SEQUENCE_START.test(text)
+      ? resolveRedraws(units, copyWithoutEscapes(text, 0, text.length, units, 0))
+      : copyVisible(text, units);
   return length === text.length ? text : textOf(units, length);
 }
+
+/** The start of a string sequence, the only kind whose text may run over a `\r` or `\n`. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC opens the sequences looked for
+const STRING_SEQUENCE_START = /\x1b[\]PX^_]/;
 
 function hasEscapeStart(text: string): boolean {
   return text.indexOf("\x1b") !== -1 || text.indexOf("\x9b") !== -1;
@@ -146,15 +156,20 @@ function textOf(units: Units, length: number): string {
   return bytes.toString("utf16le");
 }
 
-function copyAll(text: string, units: Units): number {
-  for (let at = 0; at < text.length; at++) units[at] = codeAt(text, at);
-  return text.length;
-}
-
-/** Copies the units of `text` outside its escape sequences; returns how many. */
-function copyWithoutEscapes(text: string, units: Units): number {
-  let length = 0;
-  for (let at = 0; at < text.length; ) {
+/**
+ * Copies the units of `text[from, to)` outside its escape sequences to `units` from `length`;
+ * returns the new length. No sequence that starts before `to` runs past it: `to` is the text's
+ * end, or a `\r` or `\n` of a text without string sequences.
+ */
+function copyWithoutEscapes(
+  text: string,
+  from: number,
+  to: number,
+  units: Units,
+  length: number,
+): number {
+  let written = length;
+  for (let at = from; at < to; ) {
     const code = codeAt(text, at);
     if (code === ESC || code === C1_CSI) {
       const end = escapeEnd(text, at);
@@ -163,10 +178,67 @@ function copyWithoutEscapes(text: string, units: Units): number {
         continue;
       }
     }
-    units[length++] = code;
+    units[written++] = code;
     at++;
   }
-  return length;
+  return written;
+}
+
+/**
+ * Copies what a terminal leaves visible of `text`, one without string sequences, to `units`;
+ * returns how many units. Lines without a bare `\r` are copied without their sequences; of a
+ * line with one, only the segment kept (copyRedrawnLine). A `\r` directly before its `\n` ends
+ * its line and is passed over.
+ */
+function copyVisible(text: string, units: Units): number {
+  let length = 0;
+  let copied = 0;
+  let cr = text.indexOf("\r");
+  while (cr !== -1) {
+    if (codeAt(text, cr + 1) === LF) {
+      cr = text.indexOf("\r", cr + 2);
+      continue;
+    }
+    const lineStart = text.lastIndexOf("\n", cr) + 1;
+    length = copyWithoutEscapes(text, copied, lineStart, units, length);
+    const lineEnd = text.indexOf("\n", cr);
+    if (lineEnd === -1) return copyRedrawnLine(text, lineStart, cr, text.length, units, length);
+    length = copyRedrawnLine(text, lineStart, cr, lineEnd, units, length);
+    copied = lineEnd + 1;
+    cr = text.indexOf("\r", copied);
+  }
+  return copyWithoutEscapes(text, copied, text.length, units, length);
+}
+
+/**
+ * Copies the line `text[lineStart, lineEnd)`, whose first `\r` is at `firstReturn`, as
+ * resolveRedraws leaves it, and its `\n` when it has one; returns the new length. Its segments
+ * are read from the last: the first with a unit outside the sequences is the one kept, and the
+ * ones before it are never read. A last segment of sequences alone before the `\n` makes the
+ * `\r` before it a CRLF ending: kept after the segment, as a line with no other `\r` is kept
+ * whole.
+ */
+function copyRedrawnLine(
+  text: string,
+  lineStart: number,
+  firstReturn: number,
+  lineEnd: number,
+  units: Units,
+  length: number,
+): number {
+  const hasEnding = lineEnd < text.length;
+  let crlf = false;
+  let kept = length;
+  for (let to = lineEnd; ; ) {
+    const from = to > firstReturn ? text.lastIndexOf("\r", to - 1) + 1 : lineStart;
+    kept = copyWithoutEscapes(text, from, to, units, length);
+    if (kept > length || from === lineStart) break;
+    if (to === lineEnd && hasEnding) crlf = true;
+    to = from - 1;
+  }
+  if (crlf) units[kept++] = CR;
+  if (hasEnding) units[kept++] = LF;
+  return kept;
 }
 
 /**

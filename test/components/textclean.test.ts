@@ -254,12 +254,76 @@ describe("cleanText on line endings", () => {
     expect(cleanText(crlf)).toBe(crlf);
   });
 
+  /**
+   * Sequences that never hold a line end, around redraws: a redrawn line is then read from its
+   * last segment back, and the segments before the one kept are never read. Sequences alone in a
+   * segment, one between a `\r` and its `\n`, an ESC cut off by a line end, both widths of text.
+   */
+  const redrawPiece = fc.constantFrom(
+    "\r",
+    "\r",
+    "\n",
+    "\r\n",
+    `${ESC}[2K`,
+    `${ESC}[36m`,
+    `${ESC}[0m`,
+    `${ESC}[`,
+    `${ESC}(B`,
+    `${ESC}7`,
+    `${ESC}${ESC}[m`,
+    ESC,
+    "\x9b1m",
+    "\x9b",
+    "fetch",
+    " 45%",
+    "a",
+    "✓",
+    "\ud83d",
+  );
+
+  it("reads a redrawn line from its end as the pattern and the line-by-line rule read it", () => {
+    const text = fc.array(redrawPiece, { maxLength: 40 }).map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(cleanText(value)).toBe(cleanedIn(value, CLEAN_PASSES));
+      }),
+      { numRuns: PROPERTY_RUNS * 20 },
+    );
+  });
+
+  it("reads redrawn lines the same with a string sequence anywhere in the text", () => {
+    // A string sequence may hold a `\r` or `\n`: the whole text is then read in text order.
+    const stringSequence = fc.constantFrom(`${ESC}]0;t\x07`, `${ESC}]8;;\r\n`, `${ESC}P\r${ESC}\\`);
+    const text = fc
+      .tuple(
+        fc.array(redrawPiece, { maxLength: 20 }),
+        stringSequence,
+        fc.array(redrawPiece, { maxLength: 20 }),
+      )
+      .map(([before, sequence, after]) => before.join("") + sequence + after.join(""));
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(cleanText(value)).toBe(cleanedIn(value, CLEAN_PASSES));
+      }),
+      { numRuns: PROPERTY_RUNS * 5 },
+    );
+  });
+
   it("resolves the redraws of a log of many lines in time linear in its length", () => {
     // Each line's start searched for from the text's start would read 10^11 units here.
     const redrawn = `${"\x1b[32m10%\x1b[0m\r50%\r\r100%\r\n".repeat(200_000)}done`;
     expect(cleanText(redrawn)).toBe(`${"100%\r\n".repeat(200_000)}done`);
     const bare = "ab\rc\n".repeat(200_000);
     expect(cleanText(bare)).toBe("c\n".repeat(200_000));
+  });
+
+  it.each([
+    ["a megabyte of \\r", "\r".repeat(1_000_000), ""],
+    ["a megabyte of \\r after a line", `done\r${"\r".repeat(1_000_000)}`, "done"],
+    ["a line redrawn by sequences alone", `done${`\r${ESC}[2K`.repeat(250_000)}`, "done"],
+    ["one long redrawn line", `${"50%\r".repeat(250_000)}100%\n`, "100%\n"],
+  ])("reads %s in time linear in its length", (_name, value, expected) => {
+    expect(cleanText(value)).toBe(expected);
   });
 });
 
