@@ -1,4 +1,5 @@
 import { codeAt } from "./char-code.js";
+import { textOf, type Units, unitsOf } from "./unit-buffer.js";
 
 /**
  * Terminal output as a reader sees it (§5 textclean): without its escape sequences, and with
@@ -22,35 +23,38 @@ const LF = 0x0a;
 
 const within = (code: number, low: number, high: number) => code >= low && code <= high;
 
+/** The unit at `at`, -1 past the end. */
+const unitAt = (units: Units, at: number): number => units[at] ?? -1;
+
 /** Where a CSI whose parameters start at `from` ends, or -1 when it has no final byte. */
-function csiEnd(text: string, from: number): number {
+function csiEnd(units: Units, from: number): number {
   let at = from;
-  while (within(codeAt(text, at), 0x30, 0x3f)) at++;
-  while (within(codeAt(text, at), 0x20, 0x2f)) at++;
-  return within(codeAt(text, at), 0x40, 0x7e) ? at + 1 : -1;
+  while (within(unitAt(units, at), 0x30, 0x3f)) at++;
+  while (within(unitAt(units, at), 0x20, 0x2f)) at++;
+  return within(unitAt(units, at), 0x40, 0x7e) ? at + 1 : -1;
 }
 
 /** Where the escape sequence that starts at `at` (an ESC or a C1 CSI) ends, or -1 for none. */
-function escapeEnd(text: string, at: number): number {
-  if (codeAt(text, at) === C1_CSI) return csiEnd(text, at + 1);
-  const second = codeAt(text, at + 1);
+function escapeEnd(units: Units, at: number): number {
+  if (units[at] === C1_CSI) return csiEnd(units, at + 1);
+  const second = unitAt(units, at + 1);
   if (second === 0x5b) {
-    const end = csiEnd(text, at + 2);
+    const end = csiEnd(units, at + 2);
     if (end !== -1) return end;
   } else if (second === 0x5d) {
     let end = at + 2;
-    while (end < text.length && codeAt(text, end) !== BEL && codeAt(text, end) !== ESC) end++;
-    if (codeAt(text, end) === BEL) return end + 1;
-    if (codeAt(text, end) === ESC && codeAt(text, end + 1) === 0x5c) return end + 2;
+    while (end < units.length && units[end] !== BEL && units[end] !== ESC) end++;
+    if (units[end] === BEL) return end + 1;
+    if (units[end] === ESC && units[end + 1] === 0x5c) return end + 2;
   } else if (second === 0x50 || second === 0x58 || second === 0x5e || second === 0x5f) {
-    const end = text.indexOf("\x1b", at + 2);
-    if (end !== -1 && codeAt(text, end + 1) === 0x5c) return end + 2;
-  } else if (within(second, 0x28, 0x2b) && within(codeAt(text, at + 2), 0x30, 0x7e)) {
+    const end = units.indexOf(ESC, at + 2);
+    if (end !== -1 && units[end + 1] === 0x5c) return end + 2;
+  } else if (within(second, 0x28, 0x2b) && within(unitAt(units, at + 2), 0x30, 0x7e)) {
     return at + 3;
   }
   let end = at + 1;
-  while (within(codeAt(text, end), 0x20, 0x2f)) end++;
-  return within(codeAt(text, end), 0x30, 0x7e) ? end + 1 : -1;
+  while (within(unitAt(units, end), 0x20, 0x2f)) end++;
+  return within(unitAt(units, end), 0x30, 0x7e) ? end + 1 : -1;
 }
 
 /**
@@ -85,15 +89,16 @@ export function cleanText(text: string): string {
 /** `text` without its escape sequences (every match of the pattern above removed). */
 export function stripEscapes(text: string): string {
   if (!hasEscapeStart(text)) return text;
-  const units = unitsFor(text);
-  const length = copyWithoutEscapes(text, 0, text.length, units, 0);
+  const units = unitsOf(text);
+  const length = copyWithoutEscapes(units, 0, units.length, 0);
   return length === text.length ? text : textOf(units, length);
 }
 
 /**
- * One pass: what stays of the text copied once into a buffer, read back as one string. A
- * coloured log has a sequence every dozen characters: a pattern's replace cost about 170 ns a
- * match, and splitting the cleaned text into lines and joining them again as much as the copy.
+ * One pass: the text's units copied into a buffer (unit-buffer.ts), what stays of them moved to
+ * its start, and read back as one string. A coloured log has a sequence every dozen characters:
+ * a pattern's replace cost about 170 ns a match, and splitting the cleaned text into lines and
+ * joining them again as much as the copy.
  *
  * Only a string sequence (OSC, DCS, SOS, PM, APC) can hold a line end, so in a text without one
  * the lines and redraw segments are where the text's own `\r` and `\n` put them: a redrawn line
@@ -106,10 +111,10 @@ function cleanOnce(text: string): string {
   // A `\r` bare once the sequences are gone is bare in the text too: what follows it there is
   // the unit that follows it then, or a sequence.
   if (!escapes && !hasBareReturn(text)) return text;
-  const units = unitsFor(text);
+  const units = unitsOf(text);
   const length =
     escapes && STRING_SEQUENCE_START.test(text)
-      ? resolveRedraws(units, copyWithoutEscapes(text, 0, text.length, units, 0))
+      ? resolveRedraws(units, copyWithoutEscapes(units, 0, units.length, 0))
       : copyVisible(text, units);
   return length === text.length ? text : textOf(units, length);
 }
@@ -133,46 +138,17 @@ function hasBareReturn(text: string): boolean {
   return false;
 }
 
-/** A text's units, a byte each when every one fits (most logs), else two. */
-type Units = Uint8Array | Uint16Array;
-
-const WIDER_THAN_A_BYTE = /[\u0100-\uffff]/;
-const BIG_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 0;
-
-function unitsFor(text: string): Units {
-  return WIDER_THAN_A_BYTE.test(text) ? new Uint16Array(text.length) : new Uint8Array(text.length);
-}
-
 /**
- * `units[0, length)` as a string: a byte a unit read as Latin-1 (a one-byte string, as the
- * text's own), else two read as UTF-16 (every unit as it was, a lone surrogate too).
+ * Copies the units of `units[from, to)` outside escape sequences to `units[length…]` (in place:
+ * `length` is at most `from`); returns the new length. No sequence that starts before `to` runs
+ * past it: `to` is the end, or a `\r` or `\n` of a text without string sequences.
  */
-function textOf(units: Units, length: number): string {
-  if (units instanceof Uint8Array) {
-    return Buffer.from(units.buffer, units.byteOffset, length).toString("latin1");
-  }
-  const bytes = Buffer.from(units.buffer, units.byteOffset, length * 2);
-  if (BIG_ENDIAN) bytes.swap16();
-  return bytes.toString("utf16le");
-}
-
-/**
- * Copies the units of `text[from, to)` outside its escape sequences to `units` from `length`;
- * returns the new length. No sequence that starts before `to` runs past it: `to` is the text's
- * end, or a `\r` or `\n` of a text without string sequences.
- */
-function copyWithoutEscapes(
-  text: string,
-  from: number,
-  to: number,
-  units: Units,
-  length: number,
-): number {
+function copyWithoutEscapes(units: Units, from: number, to: number, length: number): number {
   let written = length;
   for (let at = from; at < to; ) {
-    const code = codeAt(text, at);
+    const code = units[at] as number;
     if (code === ESC || code === C1_CSI) {
-      const end = escapeEnd(text, at);
+      const end = escapeEnd(units, at);
       if (end !== -1) {
         at = end;
         continue;
@@ -185,10 +161,11 @@ function copyWithoutEscapes(
 }
 
 /**
- * Copies what a terminal leaves visible of `text`, one without string sequences, to `units`;
- * returns how many units. Lines without a bare `\r` are copied without their sequences; of a
- * line with one, only the segment kept (copyRedrawnLine). A `\r` directly before its `\n` ends
- * its line and is passed over.
+ * Copies what a terminal leaves visible of `text`, one without string sequences, to the start of
+ * its `units`; returns how many units. Lines without a bare `\r` are copied without their
+ * sequences; of a line with one, only the segment kept (copyRedrawnLine). A `\r` directly before
+ * its `\n` ends its line and is passed over. Line ends and returns are searched for in the text
+ * (the units not copied yet are still its own); a line is read back in the units.
  */
 function copyVisible(text: string, units: Units): number {
   let length = 0;
@@ -199,39 +176,43 @@ function copyVisible(text: string, units: Units): number {
       cr = text.indexOf("\r", cr + 2);
       continue;
     }
-    const lineStart = text.lastIndexOf("\n", cr) + 1;
-    length = copyWithoutEscapes(text, copied, lineStart, units, length);
+    let lineStart = cr;
+    while (lineStart > copied && units[lineStart - 1] !== LF) lineStart--;
+    length = copyWithoutEscapes(units, copied, lineStart, length);
     const lineEnd = text.indexOf("\n", cr);
-    if (lineEnd === -1) return copyRedrawnLine(text, lineStart, cr, text.length, units, length);
-    length = copyRedrawnLine(text, lineStart, cr, lineEnd, units, length);
+    if (lineEnd === -1) return copyRedrawnLine(units, lineStart, cr, units.length, length);
+    length = copyRedrawnLine(units, lineStart, cr, lineEnd, length);
     copied = lineEnd + 1;
     cr = text.indexOf("\r", copied);
   }
-  return copyWithoutEscapes(text, copied, text.length, units, length);
+  return copyWithoutEscapes(units, copied, units.length, length);
 }
 
 /**
- * Copies the line `text[lineStart, lineEnd)`, whose first `\r` is at `firstReturn`, as
- * resolveRedraws leaves it, and its `\n` when it has one; returns the new length. Its segments
- * are read from the last: the first with a unit outside the sequences is the one kept, and the
- * ones before it are never read. A last segment of sequences alone before the `\n` makes the
- * `\r` before it a CRLF ending: kept after the segment, as a line with no other `\r` is kept
- * whole.
+ * Copies the line `units[lineStart, lineEnd)`, whose first `\r` is at `firstReturn`, to
+ * `units[length…]` as resolveRedraws leaves it, and its `\n` when it has one; returns the new
+ * length. Its segments are read from the last: the first with a unit outside the sequences is
+ * the one kept, and the ones before it are never read. A last segment of sequences alone before
+ * the `\n` makes the `\r` before it a CRLF ending: kept after the segment, as a line with no other
+ * `\r` is kept whole.
  */
 function copyRedrawnLine(
-  text: string,
+  units: Units,
   lineStart: number,
   firstReturn: number,
   lineEnd: number,
-  units: Units,
   length: number,
 ): number {
-  const hasEnding = lineEnd < text.length;
+  const hasEnding = lineEnd < units.length;
   let crlf = false;
   let kept = length;
   for (let to = lineEnd; ; ) {
-    const from = to > firstReturn ? text.lastIndexOf("\r", to - 1) + 1 : lineStart;
-    kept = copyWithoutEscapes(text, from, to, units, length);
+    let from = lineStart;
+    if (to > firstReturn) {
+      from = to;
+      while (units[from - 1] !== CR) from--;
+    }
+    kept = copyWithoutEscapes(units, from, to, length);
     if (kept > length || from === lineStart) break;
     if (to === lineEnd && hasEnding) crlf = true;
     to = from - 1;
