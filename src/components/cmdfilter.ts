@@ -6,6 +6,7 @@ import { commandOf, commandsOf } from "./cmdfilter/command.js";
 import { collapseFacts } from "./cmdfilter/fact-collapse.js";
 import { applyPlan } from "./cmdfilter/filter.js";
 import { filterFor, type Selection } from "./cmdfilter/index.js";
+import { OutputLines } from "./cmdfilter/output-lines.js";
 import { isListing } from "./cmdfilter/search.js";
 import { withMarkerLine } from "./marked-phrase.js";
 
@@ -77,10 +78,10 @@ function filtered(output: ToolOutput, reading: CommandReading): string[] | undef
   }
   reading.selection ??= filterFor(reading.command) ?? null;
   const { selection } = reading;
-  // The output is split only for a filter: a million lines of a command no filter reads (`seq`)
-  // take a third of a second to split.
+  // The output is read as lines only for a filter: a million lines of a command no filter reads
+  // (`seq`) take a third of a second to split.
   if (!selection) return undefined;
-  const lines = splitLines(output.text);
+  const lines = new OutputLines(output.text);
   return applyPlan(lines, selection.filter.plan(lines, selection.argv));
 }
 

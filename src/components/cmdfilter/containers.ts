@@ -1,4 +1,5 @@
 import type { CommandFilter, LinePlan } from "./filter.js";
+import type { OutputLines } from "./output-lines.js";
 
 /**
  * Containers: `docker` / `podman` (pull, build, run, compose, buildx, …) and `kubectl` (any
@@ -39,10 +40,11 @@ function kindOf(line: string): string | undefined {
   return undefined;
 }
 
-function plan(lines: readonly string[]): LinePlan {
-  const drop: Array<string | undefined> = new Array(lines.length);
+function plan(lines: OutputLines): LinePlan {
+  const drop: Array<string | undefined> = new Array(lines.count);
   let lastWait = -1;
-  for (const [index, line] of lines.entries()) {
+  for (let index = 0; index < lines.count; index++) {
+    const line = lines.at(index);
     if (ROLLOUT_WAIT.test(line)) {
       if (lastWait >= 0) drop[lastWait] = "rollout wait";
       lastWait = index;

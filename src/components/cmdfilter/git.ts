@@ -1,4 +1,5 @@
 import { type Argv, type CommandFilter, dropWhere, type LinePlan } from "./filter.js";
+import type { OutputLines } from "./output-lines.js";
 
 /**
  * Git: `git log`, `git status`. (`git diff` and `git show` print diffs, a fact class: they are
@@ -33,13 +34,15 @@ const HEADER =
   /^(?:[|\\/ ]*)(?:Author|AuthorDate|Commit|CommitDate|Date|Merge|Reflog|Signed-off-by):/;
 const MESSAGE = /^(?:[|\\/ ]*) {4}/;
 
-function planLog(lines: readonly string[]): LinePlan {
-  const drop: Array<string | undefined> = new Array(lines.length);
+function planLog(lines: OutputLines): LinePlan {
+  const drop: Array<string | undefined> = new Array(lines.count);
   const notes = new Map<number, string>();
-  const full = lines.some((line) => COMMIT.test(line));
+  let full = false;
+  for (let index = 0; index < lines.count && !full; index++) full = COMMIT.test(lines.at(index));
   let commits = 0;
   let subjectSeen = true;
-  for (const [index, line] of lines.entries()) {
+  for (let index = 0; index < lines.count; index++) {
+    const line = lines.at(index);
     const starts = full ? COMMIT.test(line) : ONELINE.test(line);
     if (starts) {
       commits++;
@@ -57,7 +60,7 @@ function planLog(lines: readonly string[]): LinePlan {
     }
   }
   const more = commits - MAX_COMMITS;
-  if (more > 0) notes.set(lines.length - 1, `\u2026 (${more} more commits)`);
+  if (more > 0) notes.set(lines.count - 1, `\u2026 (${more} more commits)`);
   return { drop, notes };
 }
 

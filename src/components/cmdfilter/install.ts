@@ -1,4 +1,5 @@
 import { type CommandFilter, dropWhere, type LinePlan } from "./filter.js";
+import type { OutputLines } from "./output-lines.js";
 
 /**
  * Package installs: `pip install` (also `pip3`, `python -m pip`, `uv pip`), `npm|pnpm install`
@@ -78,10 +79,13 @@ function kindOf(line: string): string | undefined {
   return isProgress(line) ? "progress line" : undefined;
 }
 
-function plan(lines: readonly string[]): LinePlan {
+function plan(lines: OutputLines): LinePlan {
   const { drop, notes } = dropWhere(lines, kindOf);
   const kept = drop.slice();
-  const filled = [...lines.keys()].filter((index) => (lines[index] as string).trim() !== "");
+  const filled: number[] = [];
+  for (let index = 0; index < lines.count; index++) {
+    if (lines.at(index).trim() !== "") filled.push(index);
+  }
   for (const index of [filled[0], filled[filled.length - 1]]) {
     if (index !== undefined) kept[index] = undefined;
   }

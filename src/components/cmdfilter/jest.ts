@@ -1,4 +1,4 @@
-import { type CommandFilter, dropWhere } from "./filter.js";
+import type { CommandFilter } from "./filter.js";
 
 /**
  * JavaScript test runs: `jest`, `vitest`, and `npm|pnpm|yarn|bun test` (`run test` too).
@@ -9,8 +9,11 @@ import { type CommandFilter, dropWhere } from "./filter.js";
  * (`Tests: …`, `Test Files …`). Notes: `… (3 passed tests)`, `… (1 passed file)`.
  */
 
-const PASSED = /^\s*[✓✔√]\s/;
-const PASSED_FILE = /^\s*PASS\s+\S/;
+// `^\s*[✓✔√]\s` and `^\s*PASS\s+\S` of a line, read in the output from where the line starts
+// (sticky): white space other than `\n` is what `\s` matches within a line. Most lines of a
+// test log are dropped on these alone, so they are never made strings (output-lines.ts).
+const PASSED = /[^\S\n]*[✓✔√][^\S\n]/y;
+const PASSED_FILE = /[^\S\n]*PASS[^\S\n]+\S/y;
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 
 function isRunner(argv: readonly string[]): boolean {
@@ -23,10 +26,18 @@ function isRunner(argv: readonly string[]): boolean {
 export const jest: CommandFilter = {
   name: "jest",
   matches: isRunner,
-  plan: (lines) =>
-    dropWhere(lines, (line) => {
+  plan(lines) {
+    const drop: Array<string | undefined> = new Array(lines.count);
+    for (let index = 0; index < lines.count; index++) {
       // Passing tests first: most lines of a test log are one, and no line is both.
-      if (PASSED.test(line)) return "passed test";
-      return PASSED_FILE.test(line) ? "passed file" : undefined;
-    }),
+      PASSED.lastIndex = lines.start(index);
+      if (PASSED.test(lines.text)) {
+        drop[index] = "passed test";
+        continue;
+      }
+      PASSED_FILE.lastIndex = lines.start(index);
+      if (PASSED_FILE.test(lines.text)) drop[index] = "passed file";
+    }
+    return { drop, notes: new Map() };
+  },
 };

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { containers } from "../../../src/components/cmdfilter/containers.js";
+import { OutputLines } from "../../../src/components/cmdfilter/output-lines.js";
 import { cmdfilter } from "../../../src/components/cmdfilter.js";
 import { componentsSchema } from "../../../src/config/schema.js";
 import { fakeContext, toolOutputs } from "../../support/component-context.js";
@@ -36,7 +37,7 @@ const word = fc.constantFrom(
 const line = fc.array(fc.oneof(space, word), { maxLength: 10 }).map((pieces) => pieces.join(""));
 
 const isLayerLine = (text: string) =>
-  containers.plan([text], ["docker"]).drop[0] === "layer progress line";
+  containers.plan(new OutputLines(text), ["docker"]).drop[0] === "layer progress line";
 
 const options = { ...componentsSchema.parse({}).cmdfilter, min_tokens: 0 };
 
