@@ -20,19 +20,19 @@ export function collapseRecords(
 ): string[] | undefined {
   const found = documentRecords(text, kind);
   if (found === undefined) return undefined;
-  const { head, records, end, notable } = found;
-  const sizes = records.map((record) => record.end - record.start);
+  const { head, count, starts, end, notable } = found;
+  const sizeOf = (at: number) => (starts[at + 1] as number) - (starts[at] as number);
   // Every notable record is kept.
   const keep = [...notable];
   let budget = headLines;
-  for (let at = 0; at < records.length && (sizes[at] as number) <= budget; at++) {
+  for (let at = 0; at < count && sizeOf(at) <= budget; at++) {
     keep[at] = true;
-    budget -= sizes[at] as number;
+    budget -= sizeOf(at);
   }
   budget = tailLines;
-  for (let at = records.length - 1; at >= 0 && (sizes[at] as number) <= budget; at--) {
+  for (let at = count - 1; at >= 0 && sizeOf(at) <= budget; at--) {
     keep[at] = true;
-    budget -= sizes[at] as number;
+    budget -= sizeOf(at);
   }
   if (keep.every(Boolean)) return undefined;
   const unit = kind === "table" ? "row" : "record";
@@ -51,14 +51,14 @@ export function collapseRecords(
     marked = true;
     left = 0;
   };
-  records.forEach((record, at) => {
+  for (let at = 0; at < count; at++) {
     if (!keep[at]) {
       left++;
-      return;
+      continue;
     }
     flush();
-    linesFrom(record.start, record.end);
-  });
+    linesFrom(starts[at] as number, starts[at + 1] as number);
+  }
   flush();
   linesFrom(end, lines.count);
   return kept;

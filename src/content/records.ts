@@ -20,8 +20,15 @@ import { notableItems, notableRow } from "./notable.js";
 export interface Records {
   /** Lines before the first record. */
   readonly head: number;
-  /** Each record's first line and the line after its last, in order, adjacent. */
-  readonly records: ReadonlyArray<{ readonly start: number; readonly end: number }>;
+  /** How many records there are. */
+  readonly count: number;
+  /**
+   * Each record's first line, in order, then `end`: the records are adjacent, so record `k` is
+   * lines `starts[k]` up to `starts[k + 1]` (`starts[0]` is `head`). Numbers, not an object a
+   * record: the eleven thousand rows of a megabyte table made as many objects, a millisecond's
+   * work, most of it the collector's.
+   */
+  readonly starts: readonly number[];
   /** The line after the last record (lines from here on are trailer). */
   readonly end: number;
 }
@@ -33,7 +40,7 @@ export function recordsOf(lines: readonly string[], kind: "yaml" | "table"): Rec
 
 function recordsIn(lines: LineStarts, kind: "yaml" | "table"): Records | undefined {
   const found = kind === "table" ? tableRecords(lines) : yamlRecords(lines);
-  return found !== undefined && found.records.length >= 2 ? found : undefined;
+  return found !== undefined && found.count >= 2 ? found : undefined;
 }
 
 /** A document's records and, by record, whether it is notable (notableRow, notableRecord). */
@@ -68,12 +75,12 @@ function readDocument(lines: LineStarts, kind: "yaml" | "table"): DocumentRecord
       ...records,
       notable:
         kind === "table"
-          ? tableNotable(lines, records.records)
+          ? tableNotable(lines, records)
           : notableItems(
               lines.text,
-              records.records.map(({ start, end }) => ({
+              records.starts.slice(0, -1).map((start, at) => ({
                 start: lines.starts[start] as number,
-                end: (lines.starts[end] as number) - 1,
+                end: (lines.starts[records.starts[at + 1] as number] as number) - 1,
               })),
             ),
     }
@@ -81,9 +88,9 @@ function readDocument(lines: LineStarts, kind: "yaml" | "table"): DocumentRecord
 }
 
 /** Whether each row of a table is notable (notableRow, against its header). */
-function tableNotable(lines: LineStarts, records: Records["records"]): boolean[] {
+function tableNotable(lines: LineStarts, records: Records): boolean[] {
   const header = lineAtStart(lines, 0);
-  return records.map(({ start }) => notableRow(header, lineAtStart(lines, start)));
+  return records.starts.slice(0, -1).map((start) => notableRow(header, lineAtStart(lines, start)));
 }
 
 const PSQL_RULE = /^-+(?:\+-+)+$|^[-=]{3,}(?:\s+[-=]{3,})*$/;
@@ -99,9 +106,9 @@ function tableRecords(lines: LineStarts): Records | undefined {
     (line(end - 1)?.trim() === "" || PSQL_FOOTER.test(line(end - 1)?.trim() ?? ""))
   )
     end--;
-  const records = [];
-  for (let row = head; row < end; row++) records.push({ start: row, end: row + 1 });
-  return { head, records, end };
+  const starts: number[] = [];
+  for (let row = head; row <= end; row++) starts.push(row);
+  return { head, count: end - head, starts, end };
 }
 
 const DOCUMENT = /^---(?:\s|$)/;
@@ -136,24 +143,24 @@ function sequenceRecords(lines: LineStarts): Records | undefined {
   for (let first = 0; first < count; first++) {
     const indent = indentAt(lines, first);
     if (indent === -1 || !opensItemAt(first, indent)) continue;
-    const records: Array<{ start: number; end: number }> = [];
-    let start = first;
+    const items = [first];
     let line = first + 1;
     for (; line < count; line++) {
       const depth = indentAt(lines, line);
       if (depth === -1 || depth > indent) continue;
       if (depth === indent && opensItemAt(line, indent)) {
-        records.push({ start, end: line });
-        start = line;
+        items.push(line);
         continue;
       }
       break;
     }
     let end = line;
     // Blank lines after the last item belong to the trailer.
-    while (end > start + 1 && indentAt(lines, end - 1) === -1) end--;
-    records.push({ start, end });
-    if (records.length >= 2) return { head: first, records, end };
+    while (end > (items.at(-1) as number) + 1 && indentAt(lines, end - 1) === -1) end--;
+    if (items.length >= 2) {
+      items.push(end);
+      return { head: first, count: items.length - 1, starts: items, end };
+    }
     first = line - 1;
   }
   return undefined;
@@ -179,6 +186,7 @@ function splitRecords(lines: LineStarts, opens: (line: string) => boolean): Reco
   if (starts.length < 2) return undefined;
   let end = lines.count;
   while (end > (starts.at(-1) as number) + 1 && indentAt(lines, end - 1) === -1) end--;
-  const records = starts.map((start, index) => ({ start, end: starts[index + 1] ?? end }));
-  return { head: starts[0] as number, records, end };
+  const count = starts.length;
+  starts.push(end);
+  return { head: starts[0] as number, count, starts, end };
 }

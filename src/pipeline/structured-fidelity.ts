@@ -1,6 +1,6 @@
 import { mayBeJsonDocument } from "../content/json-limit.js";
 import { outlineJson } from "../content/json-outline.js";
-import { documentRecords } from "../content/records.js";
+import { documentRecords, type Records } from "../content/records.js";
 import { lineAtStart, lineStartsOf } from "../text/lines.js";
 import type { FidelityViolation } from "./fidelity.js";
 
@@ -101,15 +101,15 @@ function checkRecords(
       continue;
     }
     // A note stands for as many whole records as it counts, from the one that opens here.
-    const first = found && recordOpeningAt(found.records, at);
+    const first = found && recordOpeningAt(found, at);
     const note = NOTE.exec(returned);
     if (found === undefined || first === undefined || note === null) return "record_cut";
     const last = first + Number(note[1]) - 1;
-    if (last >= found.records.length) return "record_cut";
+    if (last >= found.count) return "record_cut";
     for (let record = first; record <= last; record++) {
       if (found.notable[record]) return "record_cut";
     }
-    at = (found.records[last] as { end: number }).end;
+    at = found.starts[last + 1] as number;
   }
   return at === received.count ? undefined : "record_cut";
 }
@@ -119,15 +119,12 @@ function checkRecords(
  * search among their first lines finds it; a table of thousands of rows builds no index for
  * the few notes of its collapse.
  */
-function recordOpeningAt(
-  records: ReadonlyArray<{ readonly start: number }>,
-  line: number,
-): number | undefined {
+function recordOpeningAt(records: Records, line: number): number | undefined {
   let low = 0;
-  let high = records.length - 1;
+  let high = records.count - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const start = (records[middle] as { start: number }).start;
+    const start = records.starts[middle] as number;
     if (start === line) return middle;
     if (start < line) low = middle + 1;
     else high = middle - 1;

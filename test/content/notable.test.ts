@@ -151,7 +151,7 @@ describe("notableRow", () => {
       index === 59_000 ? "b     Pending" : "a     Running",
     );
     const found = documentRecords([header, ...rows], "table");
-    expect(found?.records.length).toBe(60_000);
+    expect(found?.count).toBe(60_000);
     expect(found?.notable.filter(Boolean).length).toBe(1);
     expect(found?.notable[59_000]).toBe(true);
   });

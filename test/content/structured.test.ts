@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classifyOutput } from "../../src/content/classify.js";
 import { notableRecord, notableRow } from "../../src/content/notable.js";
-import { documentRecords, recordsOf } from "../../src/content/records.js";
+import { documentRecords, type Records, recordsOf } from "../../src/content/records.js";
 import { checkFidelity } from "../../src/pipeline/fidelity.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { outputTexts, transcriptOf } from "../support/fact-arbitraries.js";
@@ -97,7 +97,7 @@ describe("records and what is notable", () => {
     const lines = podsYaml(3, new Set()).split("\n");
     const found = recordsOf(lines, "yaml");
     expect(found?.head).toBe(2);
-    expect(found?.records.map((record) => lines[record.start])).toEqual([
+    expect(found?.starts.slice(0, -1).map((start) => lines[start])).toEqual([
       "- apiVersion: v1",
       "- apiVersion: v1",
       "- apiVersion: v1",
@@ -137,7 +137,7 @@ describe("documentRecords", () => {
   it("reads a document once for the reducer and the fidelity check, each with lines of its own", () => {
     const read = documentRecords(KUBECTL_GET.split("\n"), "table");
     expect(read?.notable).toEqual(
-      (read?.records ?? []).map(({ start }) =>
+      (read?.starts.slice(0, -1) ?? []).map((start) =>
         notableRow(KUBECTL_GET.split("\n")[0] as string, KUBECTL_GET.split("\n")[start] as string),
       ),
     );
@@ -275,6 +275,19 @@ describe("structured outputs through the default preset, clean mode", () => {
 });
 
 describe("records read by where their lines start", () => {
+  /** Records as the line ranges the reference reads: each record's first line and the next's. */
+  function asRanges(found: Records | undefined) {
+    return (
+      found && {
+        head: found.head,
+        records: found.starts
+          .slice(0, found.count)
+          .map((start, at) => ({ start, end: found.starts[at + 1] as number })),
+        end: found.end,
+      }
+    );
+  }
+
   /** The reference: the records as first read, from each line made a string and trimmed. */
   function referenceYamlRecords(lines: readonly string[]) {
     const ITEM = /^(\s*)- /;
@@ -343,7 +356,7 @@ describe("records read by where their lines start", () => {
     );
     fc.assert(
       fc.property(fc.array(line, { maxLength: 16 }), (lines) => {
-        expect(recordsOf(lines, "yaml")).toEqual(referenceYamlRecords(lines));
+        expect(asRanges(recordsOf(lines, "yaml"))).toEqual(referenceYamlRecords(lines));
       }),
       { numRuns: PROPERTY_RUNS * 10 },
     );
