@@ -1,4 +1,5 @@
 import { codeAt } from "../text/char-code.js";
+import { type LineStarts, lineAtStart } from "../text/lines.js";
 import type { JsonSpan } from "./json-outline.js";
 
 /*
@@ -164,23 +165,77 @@ export function notableItems(text: string, items: readonly JsonSpan[]): boolean[
 
 /** Whether a table row is notable: an error word, or a status/ready column that is not normal. */
 export function notableRow(header: string, row: string): boolean {
-  if (ERROR_WORD.test(row)) return true;
-  const table = tableHeader(header);
+  return ERROR_WORD.test(row) || hasAbnormalCell(tableHeader(header), row);
+}
+
+/** ERROR_WORD, searching a text from `lastIndex`. */
+const ERROR_WORDS = new RegExp(ERROR_WORD.source, "gi");
+
+/**
+ * For each row of a table, lines `first` up to `end` of `lines` under its header (line 0),
+ * whether notableRow holds for it. A megabyte table has eleven thousand rows: the error words
+ * are looked for in one search over them all, not one a row, and a status cell equal to the
+ * one above it, which was normal, is not read again. The answers are the same: an error word
+ * reads nothing around it, so the first one the search finds from where a row starts is the
+ * first in that row alone, unless it reads past the row's end (`timed` closing one row, `out`
+ * opening the next): that row is then read on its own. The search goes on from the next row.
+ */
+export function notableRows(lines: LineStarts, first: number, end: number): boolean[] {
+  const { text, starts } = lines;
+  const notable = new Array<boolean>(end - first).fill(false);
+  if (end <= first) return notable;
+  const words = ERROR_WORDS;
+  const stop = (starts[end] as number) - 1;
+  words.lastIndex = starts[first] as number;
+  let row = first;
+  for (let match = words.exec(text); match !== null && match.index < stop; ) {
+    while ((starts[row + 1] as number) <= match.index) row++;
+    const rowEnd = (starts[row + 1] as number) - 1;
+    notable[row - first] =
+      match.index + match[0].length <= rowEnd || ERROR_WORD.test(lineAtStart(lines, row));
+    if (rowEnd >= stop) break;
+    words.lastIndex = rowEnd + 1;
+    match = words.exec(text);
+  }
+  const table = tableHeader(lineAtStart(lines, 0));
+  if (table.columns.length === 0) return notable;
+  const normalAbove: Array<string | undefined> = [];
+  for (let row = first; row < end; row++) {
+    if (!notable[row - first]) {
+      notable[row - first] = hasAbnormalCell(table, lineAtStart(lines, row), normalAbove);
+    }
+  }
+  return notable;
+}
+
+/**
+ * Whether a status/ready cell of `row` is not normal. `normalAbove`, when given, holds for each
+ * status column the last cell found normal (as spelled, before trimming), and is kept up to date:
+ * a cell spelled the same is normal too.
+ */
+function hasAbnormalCell(
+  table: TableHeader,
+  row: string,
+  normalAbove?: Array<string | undefined>,
+): boolean {
   if (table.columns.length === 0) return false;
   const cells = table.delimiter === undefined ? undefined : row.split(table.delimiter);
-  for (const column of table.columns) {
-    const cell = (
-      cells === undefined ? alignedCell(table.starts, row, column) : cells[column]
-    )?.trim();
-    if (cell === undefined || cell === "") continue;
-    const ready = /^(\d+)\/(\d+)$/.exec(cell);
-    if (ready) {
-      if (ready[1] !== ready[2]) return true;
-      continue;
-    }
-    if (!NORMAL.test(cell)) return true;
+  for (let at = 0; at < table.columns.length; at++) {
+    const column = table.columns[at] as number;
+    const cell = cells === undefined ? alignedCell(table.starts, row, column) : cells[column];
+    if (cell === undefined || cell === normalAbove?.[at]) continue;
+    if (!isNormalCell(cell.trim())) return true;
+    if (normalAbove !== undefined) normalAbove[at] = cell;
   }
   return false;
+}
+
+/** A status or ready cell that is not notable: empty, `n/n`, or a NORMAL value. */
+function isNormalCell(cell: string): boolean {
+  if (cell === "") return true;
+  const ready = /^(\d+)\/(\d+)$/.exec(cell);
+  if (ready) return ready[1] === ready[2];
+  return NORMAL.test(cell);
 }
 
 const STATUS_HEADER = /^(?:status|phase|state|health|ready|condition|result)$/i;

@@ -1,7 +1,7 @@
 import { codeAt, isBlankCode } from "../text/char-code.js";
 import { LastRead } from "../text/last-read.js";
 import { type LineStarts, lineAtStart, lineStartsOf, lineStartsOfLines } from "../text/lines.js";
-import { notableItems, notableRow } from "./notable.js";
+import { notableItems, notableRows } from "./notable.js";
 
 /**
  * The records of a structured document (content-class.ts), as line ranges, so that a reducer
@@ -75,7 +75,7 @@ function readDocument(lines: LineStarts, kind: "yaml" | "table"): DocumentRecord
       ...records,
       notable:
         kind === "table"
-          ? tableNotable(lines, records)
+          ? notableRows(lines, records.head, records.end)
           : notableItems(
               lines.text,
               records.starts.slice(0, -1).map((start, at) => ({
@@ -85,12 +85,6 @@ function readDocument(lines: LineStarts, kind: "yaml" | "table"): DocumentRecord
             ),
     }
   );
-}
-
-/** Whether each row of a table is notable (notableRow, against its header). */
-function tableNotable(lines: LineStarts, records: Records): boolean[] {
-  const header = lineAtStart(lines, 0);
-  return records.starts.slice(0, -1).map((start) => notableRow(header, lineAtStart(lines, start)));
 }
 
 const PSQL_RULE = /^-+(?:\+-+)+$|^[-=]{3,}(?:\s+[-=]{3,})*$/;

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { notableRecord, notableRow } from "../../src/content/notable.js";
+import { notableRecord, notableRow, notableRows } from "../../src/content/notable.js";
 import { documentRecords } from "../../src/content/records.js";
+import { lineStartsOf } from "../../src/text/lines.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 /**
@@ -140,6 +141,41 @@ describe("notableRow", () => {
       fc.property(header, fc.array(row, { minLength: 1, maxLength: 4 }), (head, rows) => {
         for (const line of rows) expect(notableRow(head, line)).toBe(referenceRow(head, line));
       }),
+      { numRuns: PROPERTY_RUNS * 10 },
+    );
+  });
+
+  it("reads every row of a table as it reads that row on its own", () => {
+    const header = fc
+      .tuple(fc.array(fc.tuple(headerCell, apart), { maxLength: 5 }), headerCell)
+      .map(([cells, last]) => cells.map(([cell, gap]) => cell + gap).join("") + last);
+    // Error words, some split over two rows (`timed` closing one, `out` opening the next).
+    const cell = fc.oneof(
+      rowCell,
+      fc.constantFrom("timed", "out", "not", "found", "error", "timed ", " out", "\u2028"),
+    );
+    const row = fc
+      .tuple(fc.array(fc.tuple(cell, apart), { maxLength: 6 }), cell)
+      .map(([cells, last]) => cells.map(([text, gap]) => text + gap).join("") + last);
+    fc.assert(
+      fc.property(
+        header,
+        fc.array(row, { minLength: 1, maxLength: 8 }),
+        fc.nat(2),
+        fc.boolean(),
+        (head, rows, skip, final) => {
+          const lines = [head, ...rows];
+          // A text's final newline starts no line: a last row left empty is not one of its rows.
+          if (!final && lines.at(-1) === "") return;
+          const first = Math.min(1 + skip, lines.length);
+          const read = notableRows(
+            lineStartsOf(lines.join("\n") + (final ? "\n" : "")),
+            first,
+            lines.length,
+          );
+          expect(read).toEqual(lines.slice(first).map((line) => referenceRow(head, line)));
+        },
+      ),
       { numRuns: PROPERTY_RUNS * 10 },
     );
   });
