@@ -50,6 +50,13 @@ export function hasMoreLinesThan(text: string, limit: number): boolean {
  * `text.slice(starts[i], starts[i + 1] - 1)`; `text` is the text less its final newline, and
  * `starts[count]` is `text.length + 1`. (A reader that compares lines, extract's and linecap's,
  * reads the line index, text/line-index.ts: ids of equal lines as well.)
+ *
+ * A long text's starts are read into an array kept from one long text to the next: memory a
+ * process touches afresh costs a page fault a page (see text/working-arrays.ts), and made anew
+ * for each text the starts of a megabyte YAML document's sixty thousand lines cost more than
+ * finding them. So they hold until the next long text's starts are read: a reader reads the
+ * starts it asked for within one call and never keeps them (the last ones, remembered below,
+ * are always those the kept array holds).
  */
 export interface LineStarts {
   readonly text: string;
@@ -64,16 +71,46 @@ export function lineStartsOf(text: string): LineStarts {
   return lastStarts.read(text, "", () => startsOf(text));
 }
 
+/** Kept starts longer than this many lines are made for their text alone. */
+const MAX_KEPT_LINES = 512 * 1024;
+/** The array the last long text's starts were read into, read into again for the next one. */
+let kept: Int32Array = new Int32Array(0);
+
 function startsOf(text: string): LineStarts {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
-  const count = countLines(body);
-  const starts = new Int32Array(count + 1);
+  if (body.length < LONG_TEXT_CHARS) {
+    const count = countLines(body);
+    const starts = new Int32Array(count + 1);
+    let line = 0;
+    for (let at = body.indexOf("\n"); at !== -1; at = body.indexOf("\n", at + 1)) {
+      starts[++line] = at + 1;
+    }
+    starts[count] = body.length + 1;
+    return { text: body, count, starts };
+  }
+  // Counted as they are read: a second search for every newline cost as much as the first.
+  let starts = kept;
+  if (starts.length > 0) starts[0] = 0;
   let line = 0;
   for (let at = body.indexOf("\n"); at !== -1; at = body.indexOf("\n", at + 1)) {
-    starts[++line] = at + 1;
+    if (++line + 1 >= starts.length) starts = grown(starts, line, (line / (at + 1)) * body.length);
+    starts[line] = at + 1;
   }
+  if (line + 1 >= starts.length) starts = grown(starts, line + 1, line + 1);
+  const count = line + 1;
   starts[count] = body.length + 1;
-  return { text: body, count, starts };
+  if (starts.length <= MAX_KEPT_LINES) kept = starts;
+  return { text: body, count, starts: starts.subarray(0, count + 1) };
+}
+
+/**
+ * Room for the lines a text is expected to have (`lines`, an eighth more, and at least twice the
+ * `read` so far), the starts read so far kept.
+ */
+function grown(starts: Int32Array, read: number, lines: number): Int32Array {
+  const more = new Int32Array(Math.max(Math.ceil(lines * 1.125), read * 2) + 64);
+  more.set(starts.subarray(0, read));
+  return more;
 }
 
 /** The lines of an array as LineStarts (each line as it is, an empty last one too). */

@@ -38,6 +38,34 @@ describe("lineStartsOf", () => {
     );
   });
 
+  it("reads long texts one after another as split does, whatever their lines' lengths", () => {
+    // Thousands of short lines, some long ones first: a text read after a shorter one, or whose
+    // lines grow shorter past its start, needs more room than it was first given.
+    const text = fc
+      .record({
+        long: fc.array(fc.nat(3000), { maxLength: 4 }),
+        count: fc.integer({ min: 2000, max: 20_000 }),
+        step: fc.nat(40),
+        widest: fc.nat(40),
+        final: fc.boolean(),
+      })
+      .map(({ long, count, step, widest, final }) => {
+        const short = Array.from({ length: count }, (_, line) => (line * step) % (widest + 1));
+        const body = [...long, ...short].map((length) => "x".repeat(length)).join("\n");
+        return `${body.padEnd(64 * 1024, "y")}${final ? "\n" : ""}`;
+      });
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 3 }), (texts) => {
+        for (const each of texts) {
+          expect(linesOf(each)).toEqual(
+            (each.endsWith("\n") ? each.slice(0, -1) : each).split("\n"),
+          );
+        }
+      }),
+      { numRuns: 20 },
+    );
+  });
+
   it("gives a long text's collapse and its fidelity check one reading, short texts in between", () => {
     const long = Array.from({ length: 5000 }, (_, row) => `{"row":${row},"level":"info"}`).join(
       "\n",
