@@ -140,8 +140,8 @@ function sequenceRecords(lines: LineStarts): Records | undefined {
     const items = [first];
     let line = first + 1;
     for (; line < count; line++) {
-      const depth = indentAt(lines, line);
-      if (depth === -1 || depth > indent) continue;
+      const depth = indentUpTo(lines, line, indent);
+      if (depth === -1) continue;
       if (depth === indent && opensItemAt(line, indent)) {
         items.push(line);
         continue;
@@ -167,6 +167,18 @@ function sequenceRecords(lines: LineStarts): Records | undefined {
 function indentAt(lines: LineStarts, line: number): number {
   const from = lines.starts[line] as number;
   const to = (lines.starts[line + 1] as number) - 1;
+  for (let at = from; at < to; at++) if (!isBlankCode(codeAt(lines.text, at))) return at - from;
+  return -1;
+}
+
+/**
+ * indentAt of line `line` when it is `depth` or less, else -1 (a line indented deeper, or of
+ * white space alone): read no further than `depth` + 1 characters. Most lines of a long sequence
+ * are deeper than its items (a pod's fields under its `- `), and are read a character or two each.
+ */
+function indentUpTo(lines: LineStarts, line: number, depth: number): number {
+  const from = lines.starts[line] as number;
+  const to = Math.min(from + depth + 1, (lines.starts[line + 1] as number) - 1);
   for (let at = from; at < to; at++) if (!isBlankCode(codeAt(lines.text, at))) return at - from;
   return -1;
 }
