@@ -112,6 +112,51 @@ describe("notableRecord", () => {
     expect(notableRecord(record)).toBe(expected);
   });
 
+  it("finds every error word and every status name, in any case, as the reference does", () => {
+    const words = [
+      "error",
+      "fail",
+      "exception",
+      "panic",
+      "fatal",
+      "traceback",
+      "crash",
+      "backoff",
+      "oomkilled",
+      "evicted",
+      "unhealthy",
+      "denied",
+      "refused",
+      "timed out",
+      "time out",
+      "timeout",
+      "invalid",
+      "missing",
+      "not found",
+      "notfound",
+      "unavailable",
+      "degraded",
+    ];
+    const names = [
+      "status",
+      "phase",
+      "state",
+      "health",
+      "healthy",
+      "ready",
+      "condition",
+      "result",
+      "outcome",
+      "conclusion",
+    ];
+    const records = [
+      ...words.flatMap((word) => [word, word.toUpperCase(), `a ${word}.`, word.slice(0, -1)]),
+      ...names.flatMap((name) => [`${name}: down`, `${name.toUpperCase()}=ok`, `x${name}: down`]),
+    ];
+    for (const record of records) expect(notableRecord(record)).toBe(referenceNotable(record));
+    expect(words.filter((word) => !notableRecord(word))).toEqual([]);
+  });
+
   // The reference pattern takes minutes on each of these (time quadratic in the run with no end
   // to a field); read without backtracking, they are read in a few passes.
   it.each([
