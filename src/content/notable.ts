@@ -1,4 +1,4 @@
-import { codeAt } from "../text/char-code.js";
+import { codeAt, isBlankCode } from "../text/char-code.js";
 import { type LineStarts, lineAtStart } from "../text/lines.js";
 import type { JsonSpan } from "./json-outline.js";
 
@@ -11,8 +11,8 @@ import type { JsonSpan } from "./json-outline.js";
  */
 
 /**
- * Error words (patterns): a record that mentions one is always kept. Letters, `?` and `\s` only:
- * no match is longer than its spelling here (notableItems relies on it).
+ * Error words (patterns): a record that mentions one is always kept. Letters, `?` and `\s` only,
+ * each ending with a letter (notableItems relies on it).
  */
 const ERROR_WORDS = [
   "error",
@@ -82,8 +82,6 @@ const STATUS_NAME = new RegExp(
   `\\b(?:${byFirstLetter(STATUS_NAMES)})["']?[ \\t]*[:=][ \\t]*["']?`,
   "gim",
 );
-/** What a field's value starts with: not a quote, a comma, a brace or whitespace. */
-const VALUE_START = /^[^"',}\s]/;
 /** What ends a field's value: a quote, a comma, a brace, or a line's end. */
 const VALUE_STOP = /["',}\n\r\u2028\u2029]/g;
 /** Where a status field's value stops, and where the field ends (-1: no field there). */
@@ -105,9 +103,9 @@ interface Field {
  * value starting later in the run has the same stop, so the same end (the caller skips them).
  */
 function fieldAt(text: string, from: number): Field {
-  if (!VALUE_START.test(text.charAt(from))) return { stop: from, end: -1 };
+  if (!startsValue(text, from)) return { stop: from, end: -1 };
   VALUE_STOP.lastIndex = from + 1;
-  const stop = VALUE_STOP.exec(text) === null ? text.length : VALUE_STOP.lastIndex - 1;
+  const stop = VALUE_STOP.test(text) ? VALUE_STOP.lastIndex - 1 : text.length;
   const code = codeAt(text, stop);
   if (code === 0x2c || code === 0x7d) return { stop, end: stop + 1 };
   if (code !== 0x22 && code !== 0x27) return { stop, end: stop };
@@ -120,11 +118,42 @@ function fieldAt(text: string, from: number): Field {
   return { stop, end: -1 };
 }
 
-/** No error word matches a text longer than its spelling in ERROR_WORDS (letters, `?`, `\s`). */
-const LONGEST_ERROR_WORD = Math.max(...ERROR_WORDS.map((word) => word.length));
+/**
+ * Whether a field's value starts at `from`: with a character that is not a quote, a comma, a
+ * brace or whitespace (`[^"',}\s]`).
+ */
+function startsValue(text: string, from: number): boolean {
+  const code = codeAt(text, from);
+  return (
+    from < text.length &&
+    code !== 0x22 &&
+    code !== 0x27 &&
+    code !== 0x2c &&
+    code !== 0x7d &&
+    !isBlankCode(code)
+  );
+}
+
 /** Values of a status field, or of a table's status column, that are normal. */
 const NORMAL =
   /^(?:running|succeeded|success|successful|completed?|complete|ready|true|ok|okay|healthy|active|up|passed|pass|enabled|available|bound|established|done|finished|1|yes|none|null|0\/0|\d+\/\d+ running|up .*|exited \(0\).*)$/i;
+
+/**
+ * The last field value found NORMAL, as spelled: the status fields of a long document mostly
+ * repeat one value (`phase: Running`), which is then not matched again.
+ */
+let lastNormal = "";
+
+/** Whether the value of `text` from `from` up to `stop`, trimmed, is NORMAL. */
+function isNormalValue(text: string, from: number, stop: number): boolean {
+  let end = stop;
+  while (end > from && isBlankCode(codeAt(text, end - 1))) end--;
+  const value = text.slice(from, end);
+  if (value === lastNormal) return true;
+  if (!NORMAL.test(value)) return false;
+  lastNormal = value;
+  return true;
+}
 
 /**
  * Whether a record's text carries an error word or a status field whose value is not normal.
@@ -145,7 +174,7 @@ export function notableRecord(text: string): boolean {
       none = field.stop;
       continue;
     }
-    if (!NORMAL.test(text.slice(from, field.stop).trim())) return true;
+    if (!isNormalValue(text, from, field.stop)) return true;
     names.lastIndex = field.end;
   }
   return false;
@@ -174,9 +203,16 @@ const NOTABLE_PART = new RegExp(`${ERROR_WORD.source}|(${STATUS_NAME.source})`, 
  *   ends a field; in the array, after the item come spaces or tabs and then a comma or a line
  *   end, which end it too, with the same value. The pass stops at the end of the last item,
  *   which ends as its own text does;
- * - the pass goes on after a status field of a normal value, as where one item is read; an
- *   error word that starts within the field (`Up 2 hours (unhealthy)`) is looked for in it, and
- *   as far past its end as an error word reaches. Every text is read a bounded number of times.
+ * - the pass goes on after a status field of a normal value from where the value starts, as
+ *   where one item is read the error words are looked for everywhere (`Up 2 hours (unhealthy)`),
+ *   but the names of status fields only after the field: a name the pass finds within it is
+ *   passed over (no match of a name holds the field's end, which is a comma, a brace, or comes
+ *   before a line end). No error word starts within a name and its separator after its first
+ *   letter, where the pass has tried them all, so the pass skips none.
+ * Matches are found without being made strings (most are the status fields of every record): an
+ * error word ends with a letter and a name's separator does not, and the rarer error word is
+ * found again, with where it starts, from where the search for it began. Every text is read a
+ * bounded number of times.
  */
 export function notableItems(text: string, items: readonly JsonSpan[]): boolean[] {
   const notable = new Array<boolean>(items.length).fill(false);
@@ -190,36 +226,64 @@ export function notableItems(text: string, items: readonly JsonSpan[]): boolean[
   let item = 0;
   // Values starting up to here are no field (fieldAt).
   let none = -1;
+  // Names ending up to here are within a normal field's value, and not read as fields.
+  let inField = -1;
   pattern.lastIndex = 0;
-  for (let match = pattern.exec(region); match !== null; match = pattern.exec(region)) {
-    const at = match.index;
-    while ((items[item] as JsonSpan).end - offset <= at) item++;
-    const { start, end: itemEnd } = items[item] as JsonSpan;
-    // Where the error word that makes the item notable ends, if one does.
-    let wordEnd = at + match[0].length;
-    if (match[1] !== undefined) {
-      const from = pattern.lastIndex;
-      if (from <= none) continue;
+  for (;;) {
+    const searchFrom = pattern.lastIndex;
+    if (!pattern.test(region)) break;
+    // Where the match ends: after an error word, or where the value of a name's field starts.
+    const from = pattern.lastIndex;
+    if (!isLetter(codeAt(region, from - 1))) {
+      if (from <= inField || from <= none) continue;
       const field = fieldAt(region, from);
       if (field.end < 0) {
         none = field.stop;
         continue;
       }
-      const end = field.end;
-      pattern.lastIndex = end;
-      wordEnd = 0;
-      if (NORMAL.test(region.slice(from, field.stop).trim())) {
-        // A normal field: an error word may start within it (`Up 2 hours (unhealthy)`).
-        const within = ERROR_WORD.exec(region.slice(at + 1, end - 1 + LONGEST_ERROR_WORD));
-        if (within === null || within.index >= end - at - 1) continue;
-        wordEnd = at + 1 + within.index + within[0].length;
+      if (isNormalValue(region, from, field.stop)) {
+        inField = field.end;
+        continue;
       }
+      // A status that is not normal: the rest of the item is not read.
+      const at = nameStart(region, from);
+      while ((items[item] as JsonSpan).end - offset <= at) item++;
+      notable[item] = true;
+      pattern.lastIndex = Math.max(field.end, (items[item] as JsonSpan).end - offset);
+      continue;
     }
-    // An error word, or a status that is not normal: the rest of the item is not read.
-    notable[item] = wordEnd <= itemEnd - offset || notableRecord(text.slice(start, itemEnd));
-    pattern.lastIndex = Math.max(pattern.lastIndex, itemEnd - offset);
+    pattern.lastIndex = searchFrom;
+    const at = (pattern.exec(region) as RegExpExecArray).index;
+    while ((items[item] as JsonSpan).end - offset <= at) item++;
+    const { start, end: itemEnd } = items[item] as JsonSpan;
+    // An error word: the rest of the item is not read.
+    notable[item] = from <= itemEnd - offset || notableRecord(text.slice(start, itemEnd));
+    pattern.lastIndex = Math.max(from, itemEnd - offset);
   }
   return notable;
+}
+
+/** An ASCII letter. */
+function isLetter(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+}
+
+/**
+ * Where the name of a STATUS_NAME match ending at `end` starts, read back over its separator
+ * (`["']?[ \t]*[:=][ \t]*["']?`) and its letters: a name follows no word character.
+ */
+function nameStart(text: string, end: number): number {
+  const isQuote = (code: number) => code === 0x22 || code === 0x27;
+  const isGap = (code: number) => code === 0x20 || code === 0x09;
+  let at = end;
+  if (isQuote(codeAt(text, at - 1))) at--;
+  while (isGap(codeAt(text, at - 1))) at--;
+  // The `:` or `=`.
+  at--;
+  while (isGap(codeAt(text, at - 1))) at--;
+  if (isQuote(codeAt(text, at - 1))) at--;
+  while (isLetter(codeAt(text, at - 1))) at--;
+  return at;
 }
 
 /** Whether a table row is notable: an error word, or a status/ready column that is not normal. */
