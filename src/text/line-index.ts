@@ -1,6 +1,6 @@
 import { codeAt, isBlankCode } from "./char-code.js";
 import { LastRead, LONG_TEXT_CHARS } from "./last-read.js";
-import { countLines } from "./lines.js";
+import { countLines, linesAtRate } from "./lines.js";
 import { WorkingArrays } from "./working-arrays.js";
 
 /**
@@ -172,7 +172,7 @@ function expectedLines(text: string): number {
   for (let at = text.indexOf("\n"); at !== -1 && at < sample; at = text.indexOf("\n", at + 1)) {
     lines++;
   }
-  return Math.ceil(lines * (text.length / Math.max(sample, 1)) * 1.125) + 64;
+  return linesAtRate(lines, sample, text.length);
 }
 
 /** A stretch of this many lines equal to the one before them is read as blocks of lines. */
@@ -226,7 +226,7 @@ function build(text: string, keep: boolean): LineIndex {
     const code = codeAt(text, at);
     if (code === NEWLINE) {
       if (line + 1 >= arrays.capacity) {
-        grow(arrays, Math.ceil(((line + 1) / (at + 1)) * text.length * 1.125) + 64);
+        grow(arrays, linesAtRate(line + 1, at + 1, text.length));
         ({ starts, hashes, nonBlank, again } = arrays);
       }
       hashes[line] = hash;

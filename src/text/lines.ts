@@ -93,7 +93,9 @@ function startsOf(text: string): LineStarts {
   if (starts.length > 0) starts[0] = 0;
   let line = 0;
   for (let at = body.indexOf("\n"); at !== -1; at = body.indexOf("\n", at + 1)) {
-    if (++line + 1 >= starts.length) starts = grown(starts, line, (line / (at + 1)) * body.length);
+    if (++line + 1 >= starts.length) {
+      starts = grown(starts, line, linesAtRate(line, at + 1, body.length));
+    }
     starts[line] = at + 1;
   }
   if (line + 1 >= starts.length) starts = grown(starts, line + 1, line + 1);
@@ -104,11 +106,20 @@ function startsOf(text: string): LineStarts {
 }
 
 /**
- * Room for the lines a text is expected to have (`lines`, an eighth more, and at least twice the
- * `read` so far), the starts read so far kept.
+ * How many lines a text of `length` characters is expected to have when its first `chars`
+ * characters hold `lines` of them: as many at that rate, an eighth more and 64. A long text read
+ * at once counts its lines as it goes, in arrays sized so and grown when it has more.
+ */
+export function linesAtRate(lines: number, chars: number, length: number): number {
+  return Math.ceil((lines / Math.max(chars, 1)) * length * 1.125) + 64;
+}
+
+/**
+ * Room for the lines a text is expected to have (`lines`, and at least twice and 64 more than
+ * the `read` so far), the starts read so far kept.
  */
 function grown(starts: Int32Array, read: number, lines: number): Int32Array {
-  const more = new Int32Array(Math.max(Math.ceil(lines * 1.125), read * 2) + 64);
+  const more = new Int32Array(Math.max(lines, read * 2 + 64));
   more.set(starts.subarray(0, read));
   return more;
 }
