@@ -19,19 +19,22 @@ import { OutputMemo } from "./pipeline/output-memo.js";
 import type { RunReport } from "./pipeline/report.js";
 import { type Registry, type RunResult, runPipeline } from "./pipeline/run.js";
 import { TokenCounter } from "./pipeline/tokens.js";
+import { isAgentCompaction } from "./session/agent-compaction.js";
 import { ChainMemo } from "./session/chain.js";
-import { sessionKey } from "./session/key.js";
+import { printsOf, standing } from "./session/divergence.js";
+import { namesConversation, sessionKey } from "./session/key.js";
 import {
   type Decision,
-  deepestHead,
   EMPTY_LEDGER,
   type Head,
   recordHead,
   type SessionLedger,
 } from "./session/ledger.js";
 import { type PendingStash, scopedEntries } from "./session/records.js";
+import { conversationRoot } from "./session/root.js";
 import { needsPieces } from "./store/pieces.js";
 import type { StashEntry, Store } from "./store/types.js";
+import { hasAssistantTurn } from "./wire/assistant-turn.js";
 import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
@@ -66,6 +69,11 @@ export interface CompactOptions {
    * its store acknowledges it rather than after two more messages between the threads.
    */
   ahead?: ((answer: CompactResult) => void) | undefined;
+  /**
+   * The caller knows the request is the agent summarising its own history (a header such as
+   * Codex's `x-codex-turn-metadata` says so); the body is recognised too (§4a "Live sessions").
+   */
+  agentCompaction?: boolean | undefined;
   /** The request's own model and credentials, for LLM-backed components with `source: incoming`. */
   incoming?: { model?: string; headers?: Record<string, string> } | undefined;
 }
@@ -155,11 +163,23 @@ interface Parsed {
 /** The session's history as far as this request shares it (§4a). */
 interface History {
   readonly ledger: SessionLedger;
+  /** What the prompt holds before its messages (session/root.ts): the chain's root. */
+  readonly root: string;
   /** The digest of each received message (session/chain.ts). */
   readonly digests: readonly string[];
   readonly chain: readonly string[];
-  /** The deepest head this request's messages reach, when it describes them. */
+  /** The head this request stands on (session/divergence.ts), when it describes its messages. */
   readonly head: Head | undefined;
+  /** The recorded decision of each output of the messages given back as they were returned. */
+  readonly frozen: readonly Decision[];
+  /** Messages from the first given back as they were returned: the head's, or fewer. */
+  readonly through: number;
+  /** The request left its conversation at message `through`, an already-sent one. */
+  readonly diverged: boolean;
+  /** No earlier assistant turn: a session's first request (§4a "Live sessions"). */
+  readonly first: boolean;
+  /** The agent summarising its own history (session/agent-compaction.ts). */
+  readonly agentCompaction: boolean;
   readonly now: number;
 }
 
@@ -182,20 +202,39 @@ interface Outcome {
 }
 
 /**
- * Whether the returned body carries the expand tool it did not declare (§8.1): where the head is
- * decided, when always injected or a full marker was written; elsewhere as the head was sent.
+ * Whether the tools of the returned body are decided by this request (§4a, §8.1): they head the
+ * prompt, so only where nothing of it is cached — a session's first request, a cold one, one
+ * the ledger has no head for. A request that diverged after some messages keeps them, and so
+ * the tools they were sent with; the agent's own compaction goes as its conversation was sent.
+ */
+function toolsDecided(history: History, treatment: CacheTreatment): boolean {
+  if (history.head === undefined) return true;
+  if (history.agentCompaction) return false;
+  if (treatment.state !== "cold") return false;
+  return treatment.reason !== "diverged" || history.through === 0;
+}
+
+/**
+ * Whether the returned body carries the expand tool it did not declare (§8.1): where the tools
+ * are decided, on a session's first request (every later reduction of it can then carry a
+ * marker), when always injected, when a full marker was written, or when the head carried it;
+ * elsewhere as the head was sent.
  */
 function carriesTool(
   decided: Decided,
   config: Config,
-  headDecides: boolean,
-  head: Head | undefined,
+  decides: boolean,
+  history: History,
 ): boolean {
+  const { head } = history;
   return (
     decided.ability.able &&
     !decided.ability.declared &&
-    (headDecides
-      ? config.inject_expand === "always" || decided.run.markerIds.length > 0
+    (decides
+      ? config.inject_expand === "always" ||
+        history.first ||
+        decided.run.markerIds.length > 0 ||
+        head?.tool === true
       : head?.tool === true)
   );
 }
@@ -251,13 +290,14 @@ export class Compactor {
   async compact(text: string, options: CompactOptions = {}): Promise<CompactResult> {
     const parsed = this.#parse(text, options);
     if ("passthrough" in parsed) return parsed.passthrough;
-    const history = await this.#history(parsed);
-    const treated = treatRequest(
-      this.deps.config.cache,
-      options.cache,
-      history.ledger,
-      history.now,
-    );
+    const history = await this.#history(parsed, options);
+    const treated = treatRequest(this.deps.config.cache, options.cache, history.ledger, {
+      now: history.now,
+      first: history.first,
+      diverged: history.diverged,
+      agentCompaction: history.agentCompaction,
+      known: history.head !== undefined,
+    });
     const first = await this.#decide(parsed, history, treated, options);
     // A body whose bytes cannot be rewritten safely goes back as it came, and nothing is recorded.
     if ("bail" in first) return unchanged(parsed, treated, first.bail);
@@ -293,7 +333,7 @@ export class Compactor {
       pricing,
       kept: history.head?.cost?.after ?? 0,
     };
-    if (treatment.state !== "warm") return stay;
+    if (treatment.state !== "warm" || history.agentCompaction) return stay;
     const estimable = parsed.names.includes("mask");
     if (!headEventPossible(config.cache, context, warm.tokensAfter, estimable)) return stay;
     const sized = { tokens: warm.tokensAfter, length: warm.text.length };
@@ -315,8 +355,7 @@ export class Compactor {
     const cold: CacheTreatment = { state: "cold", reason: event };
     const judge = (redecision: Redecision) => {
       if (redecision.decided === undefined) return undefined;
-      const toolsChanged =
-        carriesTool(warm, this.deps.config, false, history.head) !== redecision.tool;
+      const toolsChanged = carriesTool(warm, this.deps.config, false, history) !== redecision.tool;
       const change = headChange(
         { text: warm.text, tokens: warm.tokensAfter },
         redecision.decided,
@@ -336,7 +375,7 @@ export class Compactor {
         ? { decided: undefined, tool: false }
         : {
             decided: { text: decided.text, tokens: decided.tokensAfter },
-            tool: carriesTool(decided, this.deps.config, true, history.head),
+            tool: carriesTool(decided, this.deps.config, true, history),
           };
     this.#redecisions.set(parsed.text, parsed.provider, parsed.names, expanded, redecision);
     const change = judge(redecision);
@@ -358,12 +397,18 @@ export class Compactor {
   ): Promise<CompactResult> {
     const { treatment, decided } = outcome;
     const { run } = decided;
-    const headDecides = treatment.state === "cold" || history.head === undefined;
-    const addTool = carriesTool(decided, this.deps.config, headDecides, history.head);
+    const addTool = carriesTool(
+      decided,
+      this.deps.config,
+      toolsDecided(history, treatment),
+      history,
+    );
     const warm =
       treatment.state === "warm" || treatment.reason === "priced" || treatment.reason === "budget";
     const head: Head = {
       messages: parsed.messages.length,
+      root: history.root,
+      prints: printsOf(history.digests),
       tool: decided.ability.able && (decided.ability.declared || addTool),
       outputs: run.decisions,
       ...(run.replacement && decided.summarized
@@ -477,23 +522,47 @@ export class Compactor {
     };
   }
 
-  async #history(parsed: Parsed): Promise<History> {
+  async #history(parsed: Parsed, options: CompactOptions): Promise<History> {
     const now = this.#clock();
+    const { provider, text, scan, body, messages, transcript } = parsed;
     // An unreadable ledger is an unknown history: warm, nothing replayed (§4a).
     const ledger = await this.deps.store.ledger(parsed.session).catch(() => EMPTY_LEDGER);
+    const root = conversationRoot(provider, text, scan, body);
     const { digests, ids: chain } = this.#chains.chain(
       parsed.session,
       "received",
-      parsed.scan.messages.map((span) => parsed.text.slice(span.start, span.end)),
-      (index) => parsed.messages[index],
-      { bodyChars: parsed.text.length },
+      scan.messages.map((span) => text.slice(span.start, span.end)),
+      (index) => messages[index],
+      { bodyChars: text.length, root },
     );
-    let head = deepestHead(ledger, chain);
-    // A head describes these messages only if it saw the same outputs in them (same shape read).
-    if (head && outputsBefore(parsed.transcript, head.messages) !== head.outputs.length) {
-      head = undefined;
+    const agentCompaction =
+      options.agentCompaction === true || isAgentCompaction(provider, messages);
+    const stands = standing(ledger, root, chain, printsOf(digests), {
+      anyRoot: agentCompaction,
+      named: namesConversation(body, options.session),
+    });
+    let { head, through } = stands;
+    let frozen: readonly Decision[] = [];
+    if (head) {
+      // A head describes these messages only if it saw the same outputs in them (same shape read).
+      const outputs = outputsBefore(transcript, through);
+      if (through === head.messages && outputs !== head.outputs.length) head = undefined;
+      else frozen = head.outputs.slice(0, outputs);
     }
-    return { ledger, digests, chain, head, now };
+    if (head === undefined) through = 0;
+    return {
+      ledger,
+      root,
+      digests,
+      chain,
+      head,
+      frozen,
+      through,
+      diverged: head !== undefined && stands.diverged,
+      first: !hasAssistantTurn(provider, body, messages),
+      agentCompaction,
+      now,
+    };
   }
 
   /** The body this request gets under `treatment`: replays, new decisions, edits written back. */
@@ -510,17 +579,22 @@ export class Compactor {
     const persists = store.persists && oneWay?.all !== true;
     const redecide = treatment.state === "cold";
     const { head } = history;
+    // A cold request re-decides what it gives back, save the messages before it diverged.
+    const replays = !redecide || treatment.reason === "diverged";
     const ability = expandAbility(
       config.inject_expand,
       persists,
       parsed.body.tools,
       parsed.body.tool_choice,
     );
-    // Full markers need a model that can expand them: the tool is added only where the head is
+    // Full markers need a model that can expand them: the tool is added only where the tools are
     // decided (a session's first request, a cold one), so a warm request without it acts as off.
-    const headDecides = redecide || head === undefined;
-    const expandable = ability.able && (ability.declared || headDecides || head?.tool === true);
-    const frozen: readonly (Decision | undefined)[] = redecide || !head ? [] : head.outputs;
+    // The agent's own compaction gives its conversation back as it was sent, markers included.
+    const expandable = history.agentCompaction
+      ? head?.tool === true || (ability.able && ability.declared)
+      : ability.able &&
+        (ability.declared || toolsDecided(history, treatment) || head?.tool === true);
+    const frozen: readonly (Decision | undefined)[] = replays ? history.frozen : [];
     const run = await runPipeline(
       {
         registry: this.deps.registry,
@@ -540,7 +614,8 @@ export class Compactor {
         persists,
         expandable,
         frozen,
-        frozenSummary: redecide ? undefined : head?.summary,
+        frozenSummary:
+          redecide || history.through < (head?.messages ?? 0) ? undefined : head?.summary,
         redecide,
         kept: history.ledger.kept,
         oneWay,
@@ -635,7 +710,7 @@ export class Compactor {
     const names = capacity
       ? parsed.names
       : parsed.names.filter((name) => this.deps.registry[name]?.kind === "reformat");
-    const bare: History = { ...history, head: undefined };
+    const bare: History = { ...history, head: undefined, frozen: [], through: 0 };
     const oneWay: OneWay = {
       above: this.deps.config.store.max_entry_bytes,
       reason: capacity ? "capacity" : "unavailable",

@@ -12,6 +12,9 @@ export type CacheState = "warm" | "cold";
  * warm cache as cold is the expensive mistake). `observed`: the cache lifetime learned from
  * what the server served (cache/lifetime.ts) decided where `cache.ttl_seconds` would not have.
  * `priced`: a warm prefix broken on purpose because clearing it pays (cache/break-decision.ts).
+ * `first`: a session's first request, which has no earlier assistant turn, so nothing of it is
+ * cached beyond what every session shares. `diverged`: the client left its conversation at an
+ * already-sent message, so the server's cache is cold from there (session/divergence.ts).
  */
 export type CacheReason =
   | "header"
@@ -21,7 +24,9 @@ export type CacheReason =
   | "recent"
   | "unknown"
   | "observed"
-  | "priced";
+  | "priced"
+  | "first"
+  | "diverged";
 
 export interface CacheTreatment {
   readonly state: CacheState;
@@ -34,25 +39,45 @@ export function parseCacheHeader(value: string | null | undefined): CacheState |
   return normalised === "warm" || normalised === "cold" ? normalised : undefined;
 }
 
+/** What the session's history says of a request (§4a "Live sessions"). */
+export interface RequestHistory {
+  readonly now: number;
+  /** It has no earlier assistant turn: the session's first request. */
+  readonly first: boolean;
+  /** It left its conversation at an already-sent message. */
+  readonly diverged: boolean;
+  /** The agent summarises its own history: given back as it was sent, never re-decided. */
+  readonly agentCompaction: boolean;
+  /** The ledger holds a head the request stands on. */
+  readonly known: boolean;
+}
+
 /**
- * How a request is treated before it is compacted: the header wins, then policy, then the idle
- * time against the cache's lifetime (learned from what the server served, else the TTL).
+ * How a request is treated before it is compacted: the header wins, then policy; a session's
+ * first request is cold; then the idle time against the cache's lifetime (learned from what the
+ * server served, else the TTL); then a divergence. The agent's own compaction is warm whatever
+ * the clock says: its conversation goes as it was sent.
  */
 export function treatRequest(
   config: CacheConfig,
   header: CacheState | undefined,
   ledger: SessionLedger,
-  now: number,
+  history: RequestHistory,
 ): CacheTreatment {
+  if (history.agentCompaction) {
+    return { state: "warm", reason: history.known ? "recent" : "unknown" };
+  }
   if (header !== undefined) return { state: header, reason: "header" };
   if (config.policy === "ignore") return { state: "cold", reason: "policy" };
+  if (history.first) return { state: "cold", reason: "first" };
   if (ledger.lastRequestAt === undefined) return { state: "warm", reason: "unknown" };
-  const idle = now - ledger.lastRequestAt;
+  const idle = history.now - ledger.lastRequestAt;
   const pastTtl = idle > config.ttl_seconds * 1000;
   const lifetime = cacheLifetime(config, ledger.learned);
   if (idle > lifetime.ms) {
     return { state: "cold", reason: lifetime.learned && !pastTtl ? "observed" : "ttl" };
   }
+  if (history.diverged) return { state: "cold", reason: "diverged" };
   return { state: "warm", reason: lifetime.learned && pastTtl ? "observed" : "recent" };
 }
 

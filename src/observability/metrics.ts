@@ -103,7 +103,7 @@ export class Metrics {
   readonly #markers = this.#tally("cg_markers_written_total", "Markers written.", ["component"]);
   readonly #cacheRequests = this.#tally(
     "cg_cache_requests_total",
-    "Compactions by what they were treated as (§4a): warm (recent, unknown history, header, observed) or cold (header, ttl, observed, budget, policy, priced).",
+    "Compactions by what they were treated as (§4a): warm (recent, unknown history, header, observed) or cold (header, ttl, observed, budget, policy, priced, first, diverged).",
     ["state", "reason"],
   );
   readonly #replayed = this.#tally(
@@ -323,7 +323,7 @@ export class Metrics {
     for (const reason of bailReasons) this.#expandBails.inc({ reason }, 0);
     for (const [state, reasons] of [
       ["warm", ["recent", "unknown", "header", "observed"]],
-      ["cold", ["header", "ttl", "budget", "policy", "observed", "priced"]],
+      ["cold", ["header", "ttl", "budget", "policy", "observed", "priced", "first", "diverged"]],
     ] as const) {
       for (const reason of reasons) this.#cacheRequests.counter.inc({ state, reason }, 0);
     }

@@ -30,7 +30,7 @@ export function eligibility(
   held: ReadonlySet<number>,
 ): (name: ComponentName, component: Component) => (index: number) => boolean {
   const { transcript, config } = request;
-  const frozen = (index: number) => !request.redecide && request.frozen[index] !== undefined;
+  const frozen = (index: number) => request.frozen[index] !== undefined;
   // An expanded original is named by its content id: the text as received, or as a reformat left it.
   const keptVerbatim = (index: number) =>
     request.kept.size > 0 &&

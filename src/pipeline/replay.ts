@@ -10,9 +10,11 @@ import type { PipelineDeps, RunRequest } from "./run.js";
 import type { Change, Component } from "./types.js";
 
 /**
- * Gives already-sent outputs back as they were returned (§4a): each recorded component runs
- * again on that output alone, in the recorded order, under the same guards. A step that no
- * longer reproduces a change (its component or options went away) ends that output's replay.
+ * Gives already-sent outputs back as they were returned (§4a): every output `request.frozen`
+ * names (none on a cold request; those before the message it diverged at on a diverged one).
+ * Each recorded component runs again on that output alone, in the recorded order, under the
+ * same guards. A step that no longer reproduces a change (its component or options went away)
+ * ends that output's replay.
  * Returns how many outputs were replayed.
  */
 export async function replay(
@@ -22,7 +24,6 @@ export async function replay(
   entries: ReportEntries,
   replayable: (index: number) => boolean,
 ): Promise<number> {
-  if (request.redecide) return 0;
   let replayed = 0;
   // One view of the outputs for every replay, brought up to date as each change is applied.
   const outputs = currentOutputs(request, state);

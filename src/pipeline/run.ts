@@ -47,7 +47,8 @@ export interface RunRequest {
   readonly expandable: boolean;
   /**
    * What each already-sent output was returned as (§4a), parallel to `transcript.outputs`:
-   * replayed, never decided again. Undefined for an output this session has not been sent.
+   * replayed, never decided again. Undefined for an output to decide: one this session has not
+   * been sent, or every output of a cold request but those before the message it diverged at.
    */
   readonly frozen: readonly (Decision | undefined)[];
   /** The summary the request's messages were sent with, to give back on a warm request. */

@@ -3,10 +3,10 @@ import { type CacheTreatment, parseCacheHeader } from "../cache/policy.js";
 import type { Compactor, CompactResult } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import { credentialHeaders } from "../model/credential-headers.js";
+import { agentCompactionHeader } from "../session/agent-compaction.js";
 import { sessionKey } from "../session/key.js";
 import type { Store } from "../store/types.js";
 import type { Provider } from "../wire/types.js";
-import { isSummaryRequest } from "./summary-request.js";
 
 export interface PrepareDeps {
   readonly config: Config;
@@ -36,9 +36,9 @@ export interface PrepareOptions {
 
 /**
  * Compacts the request (fail-open: on any failure or past the compaction deadline the original
- * text goes upstream); the compaction adds the expand tool where §8.1 and §4a allow. An agent's
- * own request to summarise the conversation goes upstream uncompacted, and
- * `x-context-guru-bypass: true` skips compaction. A body that is not JSON is no request any
+ * text goes upstream); the compaction adds the expand tool where §8.1 and §4a allow, and gives
+ * an agent's own request to summarise its conversation back as that conversation was sent
+ * (§4a "Live sessions"). `x-context-guru-bypass: true` skips compaction. A body that is not JSON is no request any
  * provider serves: it is answered by the route (`"not_json"`), never sent upstream.
  */
 export async function prepareRequest(
@@ -55,8 +55,7 @@ export async function prepareRequest(
     return "not_json";
   }
   const bypass = headers.get("x-context-guru-bypass")?.toLowerCase() === "true";
-  const compacted =
-    bypass || isSummaryRequest(body) ? undefined : await compactWithin(deps, original, options);
+  const compacted = bypass ? undefined : await compactWithin(deps, original, options);
   return {
     text: compacted?.text ?? original,
     session: compacted?.session ?? sessionKey(body, explicit),
@@ -90,6 +89,7 @@ async function compactWithin(
         .map((name) => name.trim())
         .filter(Boolean),
       cache: parseCacheHeader(headers.get("x-context-guru-cache")),
+      agentCompaction: agentCompactionHeader(headers.get("x-codex-turn-metadata")),
       signal: options.signal,
       incoming: { headers: credentialHeaders(headers) },
     });

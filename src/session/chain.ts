@@ -4,13 +4,16 @@ import { LRUCache } from "lru-cache";
 /**
  * Conversation ids (§4a): message k's id is a hash of message k−1's id and message k's digest,
  * so two requests share an id exactly as far as their messages are identical — as a provider's
- * prefix cache does. A message's digest is a hash of its JSON as sent, except that
- * `cache_control` members are left out: clients move their cache breakpoints from turn to turn
- * (Anthropic), and a moved breakpoint changes nothing the model reads.
+ * prefix cache does. The chain starts from `root`: the received conversation's starts from what
+ * heads the prompt before its messages (session/root.ts), so a side call of the same agent with
+ * other tools or another system prompt shares nothing with it; "" where no root applies. A
+ * message's digest is a hash of its JSON as sent, except that `cache_control` members are left
+ * out: clients move their cache breakpoints from turn to turn (Anthropic), and a moved
+ * breakpoint changes nothing the model reads.
  */
-export function chainIds(digests: readonly string[]): string[] {
+export function chainIds(digests: readonly string[], root = ""): string[] {
   const ids: string[] = [];
-  let previous = "";
+  let previous = root;
   for (const digest of digests) {
     previous = link(previous, digest);
     ids.push(previous);
@@ -24,14 +27,18 @@ function link(previous: string, digest: string): string {
 
 /** The digest of one message: `raw` is its JSON as sent, `value` reads it parsed when needed. */
 export function messageDigest(raw: string, value: () => unknown): string {
-  const bytes = raw.includes('"cache_control"')
-    ? JSON.stringify(withoutCacheControl(value()))
-    : raw;
-  return hash("sha256", bytes);
+  return hash("sha256", withoutBreakpoints(raw, value));
+}
+
+/** `raw` (JSON as sent) with its `cache_control` members left out; `value` reads it parsed. */
+export function withoutBreakpoints(raw: string, value: () => unknown): string {
+  return raw.includes('"cache_control"') ? JSON.stringify(withoutCacheControl(value())) : raw;
 }
 
 /** One session's messages as last seen on one side (received, or returned), by position. */
 interface Seen {
+  /** The root the ids below were chained from. */
+  root: string;
   readonly raws: (string | undefined)[];
   readonly digests: string[];
   readonly ids: string[];
@@ -69,22 +76,29 @@ export class ChainMemo {
   /**
    * The chain of `raws` as `side` of `session`: each message's JSON as sent, or undefined where
    * its digest is given in `known`; `value` reads message `index` parsed when needed.
-   * `bodyChars` is the length of the text the raws are slices of, when they are.
+   * `bodyChars` is the length of the text the raws are slices of, when they are; `root` what the
+   * chain starts from (chainIds).
    */
   chain(
     session: string,
     side: "received" | "returned",
     raws: readonly (string | undefined)[],
     value: (index: number) => unknown,
-    { known = [], bodyChars }: { known?: readonly string[]; bodyChars?: number } = {},
+    {
+      known = [],
+      bodyChars,
+      root = "",
+    }: { known?: readonly string[]; bodyChars?: number; root?: string } = {},
   ): Chain {
     const key = `${side}\u0000${session}`;
     const list = this.#seen.get(key) ?? [];
     const seen = conversationOf(list, raws[0], known[0]);
     const digests: string[] = [];
     const ids: string[] = [];
-    let same = true;
-    let previous = "";
+    // Ids chained from another root are not these messages' ids, though their digests are.
+    let same = seen.root === root;
+    seen.root = root;
+    let previous = root;
     for (const [index, raw] of raws.entries()) {
       const held = seen.raws[index];
       let digest: string;
@@ -114,7 +128,8 @@ function conversationOf(list: Seen[], raw: string | undefined, digest: string | 
       ? seen.raws[0] === undefined && seen.digests[0] === digest
       : seen.raws[0] === raw,
   );
-  const seen = at < 0 ? { raws: [], digests: [], ids: [], chars: 0 } : list.splice(at, 1)[0];
+  const seen =
+    at < 0 ? { root: "", raws: [], digests: [], ids: [], chars: 0 } : list.splice(at, 1)[0];
   list.unshift(seen as Seen);
   if (list.length > CONVERSATIONS_PER_SESSION) list.pop();
   return seen as Seen;

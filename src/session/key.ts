@@ -65,6 +65,23 @@ function responsesKey(body: Record<string, unknown>, items: readonly unknown[]):
   return derive(system ?? "", user ?? "");
 }
 
+/**
+ * Whether a request names the conversation it belongs to: an explicit session id (the header,
+ * or `metadata.user_id`: an agent's own session), or the cache key it asks the provider to
+ * route by (`prompt_cache_key`, part of its chain's root: session/root.ts). Only then can a
+ * request whose messages part from what the ledger holds be told from another conversation that
+ * shares a derived key and its first messages: the one diverged from its own conversation (§4a
+ * "Live sessions"), the other never changes a conversation it is not (§7).
+ */
+export function namesConversation(body: unknown, explicit?: string): boolean {
+  if (explicitSessionKey(explicit) !== undefined) return true;
+  if (!isRecord(body)) return false;
+  if (isRecord(body.metadata) && explicitSessionKey(body.metadata.user_id) !== undefined) {
+    return true;
+  }
+  return typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== "";
+}
+
 function derive(system: string, user: string): string {
   return sha256Hex(`${system}\0${user}`).slice(0, 16);
 }

@@ -23,6 +23,13 @@ export const VERBATIM: Decision = Object.freeze([]);
 export interface Head {
   /** Messages of the request this head was recorded for. */
   readonly messages: number;
+  /** The root its conversation's chain starts from (session/root.ts); "" when unknown. */
+  readonly root: string;
+  /**
+   * A short print of each of its received messages (session/divergence.ts), so a later request
+   * of the same conversation finds the message where it leaves it; "" when unknown.
+   */
+  readonly prints: string;
   /** Whether the returned body carried the expand tool. */
   readonly tool: boolean;
   /** The decision of each tool output of those messages, in message order. */
@@ -135,6 +142,8 @@ export function internDecision(names: readonly ComponentName[]): Decision {
 export function encodeHead(head: Head): string {
   return JSON.stringify({
     m: head.messages,
+    r: head.root,
+    p: head.prints,
     t: head.tool ? 1 : 0,
     o: head.outputs.map((decision) => decision.join(".")),
     a: head.at,
@@ -152,7 +161,7 @@ export function decodeHead(text: string): Head | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { m, t, o, a, s, c } = value as Record<string, unknown>;
+  const { m, r, p, t, o, a, s, c } = value as Record<string, unknown>;
   if (!isCount(m) || !Array.isArray(o) || !isCount(a)) return undefined;
   const outputs: Decision[] = [];
   for (const part of o) {
@@ -168,6 +177,9 @@ export function decodeHead(text: string): Head | undefined {
   const cost = decodeCost(c);
   return {
     messages: m,
+    // A head written before roots and prints were kept describes its messages by its id alone.
+    root: typeof r === "string" ? r : "",
+    prints: typeof p === "string" ? p : "",
     tool: t === 1,
     outputs,
     at: a,

@@ -17,6 +17,18 @@ export function conversationKey(provider: Provider): ConversationKey {
   return provider === "responses" ? "input" : "messages";
 }
 
+/**
+ * The top-level members a prompt cache reads before the conversation, in the order it reads
+ * them: tools, then the system prompt where it is not a message (§4a "Live sessions"); and the
+ * cache key an OpenAI-served request routes its cache by (`prompt_cache_key`): requests under
+ * two keys share no cache.
+ */
+export function promptHeadMembers(provider: Provider): readonly string[] {
+  if (provider === "anthropic") return ["tools", "system"];
+  if (provider === "responses") return ["tools", "instructions", "prompt_cache_key"];
+  return ["tools", "prompt_cache_key"];
+}
+
 /** The call that produced a tool output (§3): the tool's name and its parsed arguments. */
 export interface ToolCall {
   readonly id: string;

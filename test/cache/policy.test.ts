@@ -3,6 +3,7 @@ import {
   type CacheState,
   overBudget,
   parseCacheHeader,
+  type RequestHistory,
   treatRequest,
 } from "../../src/cache/policy.js";
 import { cacheSchema } from "../../src/config/schema.js";
@@ -11,6 +12,11 @@ import { EMPTY_LEDGER, type SessionLedger } from "../../src/session/ledger.js";
 const seenAt = (at: number): SessionLedger => ({ ...EMPTY_LEDGER, lastRequestAt: at });
 const freeze = cacheSchema.parse({});
 const ignore = cacheSchema.parse({ policy: "ignore" });
+
+/** A request at `now` with nothing else known of it. */
+function later(now: number): RequestHistory {
+  return { now, first: false, diverged: false, agentCompaction: false, known: false };
+}
 
 describe("treatRequest (§4a)", () => {
   it.each<[string, typeof freeze, CacheState | undefined, SessionLedger, number, object]>([
@@ -49,7 +55,44 @@ describe("treatRequest (§4a)", () => {
       { state: "cold", reason: "ttl" },
     ],
   ])("%s", (_, config, header, ledger, now, expected) => {
-    expect(treatRequest(config, header, ledger, now)).toEqual(expected);
+    expect(treatRequest(config, header, ledger, later(now))).toEqual(expected);
+  });
+
+  it.each([
+    {
+      name: "a session's first request, though the ledger saw the session just now",
+      history: { ...later(1), first: true },
+      expected: { state: "cold", reason: "first" },
+    },
+    {
+      name: "a first request the router says is warm",
+      header: "warm" as const,
+      history: { ...later(1), first: true },
+      expected: { state: "warm", reason: "header" },
+    },
+    {
+      name: "a request that left its conversation at an already-sent message",
+      history: { ...later(1), diverged: true },
+      expected: { state: "cold", reason: "diverged" },
+    },
+    {
+      name: "a diverged request past the TTL: the whole cache is cold",
+      history: { ...later(300_001), diverged: true },
+      expected: { state: "cold", reason: "ttl" },
+    },
+    {
+      name: "the agent's own compaction, past the TTL",
+      history: { ...later(300_001), agentCompaction: true, known: true },
+      expected: { state: "warm", reason: "recent" },
+    },
+    {
+      name: "the agent's own compaction of a conversation the ledger does not hold",
+      header: "cold" as const,
+      history: { ...later(1), agentCompaction: true },
+      expected: { state: "warm", reason: "unknown" },
+    },
+  ])("live sessions: $name", ({ header, history, expected }) => {
+    expect(treatRequest(freeze, header, seenAt(0), history)).toEqual(expected);
   });
 
   const learned = (session: number | undefined, deployment: number | undefined): SessionLedger => ({
@@ -94,7 +137,7 @@ describe("treatRequest (§4a)", () => {
       expected: { state: "cold", reason: "ttl" },
     },
   ])("learned lifetime: $name", ({ ledger, now, expected }) => {
-    expect(treatRequest(freeze, undefined, ledger, now)).toEqual(expected);
+    expect(treatRequest(freeze, undefined, ledger, later(now))).toEqual(expected);
   });
 
   it.each([

@@ -3,6 +3,8 @@ import { decodeHead, encodeHead, type Head, internDecision } from "../../src/ses
 
 const head: Head = {
   messages: 12,
+  root: "3f1c0a9e5b7d2468ace013579bdf2468",
+  prints: "a1b2c3".repeat(12),
   tool: true,
   outputs: [internDecision(["format"]), internDecision([])],
   at: 1_700_000_000_000,
@@ -30,6 +32,11 @@ describe("a head as text (the Redis encoding of the ledger)", () => {
     expect(decodeHead(encodeHead(bare))).toEqual(bare);
     const broken = JSON.stringify({ ...JSON.parse(encodeHead(head)), c: [1, 2, 3] });
     expect(decodeHead(broken)).toEqual(bare);
+  });
+
+  it("reads a head written before roots and prints were kept as describing its messages by id", () => {
+    const { r: _root, p: _prints, ...older } = JSON.parse(encodeHead(head));
+    expect(decodeHead(JSON.stringify(older))).toEqual({ ...head, root: "", prints: "" });
   });
 
   it("reads a history written before the cold requests were placed as having no warm runs", () => {

@@ -47,6 +47,8 @@ async function open(
 
 const head = (messages: number, at: number, tool = false): Head => ({
   messages,
+  root: "r0",
+  prints: "0a1b2c".repeat(messages),
   tool,
   outputs: [internDecision(["format", "mask"]), internDecision([]), internDecision(["dedup"])],
   summary: { from: 1, to: 3 },

@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { isSummaryRequest } from "../../src/proxy/summary-request.js";
+import { agentCompactionHeader, isAgentCompaction } from "../../src/session/agent-compaction.js";
+import { isRecord } from "../../src/wire/detect.js";
 
 const body = (...messages: unknown[]) => ({ messages });
 
-describe("isSummaryRequest", () => {
+/** The conversation of a test body and the shape it is read as. */
+function recognised(request: unknown): boolean {
+  if (!isRecord(request)) return false;
+  if (Array.isArray(request.input)) return isAgentCompaction("responses", request.input);
+  return Array.isArray(request.messages) && isAgentCompaction("anthropic", request.messages);
+}
+
+describe("the agent's own compaction (§4a)", () => {
   it.each([
     [
       "Claude Code's compaction prompt",
@@ -79,9 +87,58 @@ describe("isSummaryRequest", () => {
       },
       false,
     ],
+    [
+      "Codex's context checkpoint prompt",
+      {
+        input: [
+          {
+            type: "message",
+            role: "user",
+            content: [
+              {
+                type: "input_text",
+                text: "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary for another LLM that will resume the task.",
+              },
+            ],
+          },
+        ],
+      },
+      true,
+    ],
+    [
+      "a trailing compaction_trigger item",
+      {
+        input: [
+          { type: "message", role: "user", content: [{ type: "input_text", text: "fix it" }] },
+          { type: "compaction_trigger" },
+        ],
+      },
+      true,
+    ],
+    [
+      "a compaction item the history starts from is no request for one",
+      {
+        input: [
+          { type: "compaction", encrypted_content: "gAAA" },
+          { type: "message", role: "user", content: [{ type: "input_text", text: "go on" }] },
+        ],
+      },
+      false,
+    ],
     ["no messages", {}, false],
     ["not an object", "summarize the conversation", false],
   ])("%s → %s", (_, request, expected) => {
-    expect(isSummaryRequest(request)).toBe(expected);
+    expect(recognised(request)).toBe(expected);
+  });
+
+  it.each([
+    ['{"turn_id":"t1","request_kind":"compaction"}', true],
+    ['{"turn_id":"t1","request_kind":"turn"}', false],
+    ['{"turn_id":"t1","request_kind":"prewarm"}', false],
+    ['{"note":"compaction"}', false],
+    ["compaction", false],
+    [null, false],
+  ])("Codex's turn metadata %s → %s", (header, expected) => {
+    expect(agentCompactionHeader(header)).toBe(expected);
   });
 });
