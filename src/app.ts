@@ -113,9 +113,14 @@ export function createApp(deps: AppDeps): Hono {
   for (const path of ["/expand", "/rehydrate", "/metrics"]) app.use(path, auth);
   const { token } = deps.config.auth;
   const { openai, anthropic } = deps.config.upstream;
-  app.use("/v1/chat/completions", proxyAuth(token, openai.api_key));
-  app.use("/v1/responses", proxyAuth(token, openai.api_key));
-  app.use("/v1/messages", proxyAuth(token, anthropic.api_key));
+  const gateway = {
+    openai: proxyAuth(token, openai.api_key),
+    anthropic: proxyAuth(token, anthropic.api_key),
+  };
+  app.use("/v1/chat/completions", gateway.openai);
+  app.use("/v1/responses", gateway.openai);
+  app.use("/v1/messages", gateway.anthropic);
+  app.use("/v1/messages/count_tokens", gateway.anthropic);
   app.use(async (c, next) => {
     if (services.lifecycle.draining && !c.req.path.endsWith("z")) {
       c.header("connection", "close");
@@ -134,16 +139,18 @@ export function createApp(deps: AppDeps): Hono {
         .compact(text, { ...options, pipeline: pipelineNames(options.pipeline) })
         .then((result) => {
           if (typeof result === "string") throw new CompactionSkippedError(result);
-          metrics.observeCompact(result);
+          // A dry run (a token count) is never sent to the model: it saved nothing.
+          if (!options.dryRun) metrics.observeCompact(result);
           return result;
         }),
   };
+  const proxyEvents = withUpstreamFailureLog(deps.proxyEvents ?? metrics.proxyEvents(), logger);
   app.route(
     "/",
     proxyRoutes({
       ...services,
       compactor: observed,
-      proxyEvents: withUpstreamFailureLog(deps.proxyEvents ?? metrics.proxyEvents(), logger),
+      proxyEvents,
       cacheEvents: metrics.cacheEvents(),
     }),
   );
