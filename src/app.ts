@@ -24,6 +24,7 @@ import { compactRoutes } from "./routes/compact.js";
 import { expandRoutes } from "./routes/expand.js";
 import { healthRoutes } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
+import { modelsRoutes, modelsUpstream } from "./routes/models.js";
 import { openapiRoute } from "./routes/openapi.js";
 import { proxyRoutes } from "./routes/proxy.js";
 import { rehydrateRoutes } from "./routes/rehydrate.js";
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps): Hono {
   app.use("/v1/responses", gateway.openai);
   app.use("/v1/messages", gateway.anthropic);
   app.use("/v1/messages/count_tokens", gateway.anthropic);
+  app.use("/v1/models/*", (c, next) => gateway[modelsUpstream(c.req.raw.headers)](c, next));
   app.use(async (c, next) => {
     if (services.lifecycle.draining && !c.req.path.endsWith("z")) {
       c.header("connection", "close");
@@ -154,6 +156,7 @@ export function createApp(deps: AppDeps): Hono {
       cacheEvents: metrics.cacheEvents(),
     }),
   );
+  app.route("/", modelsRoutes({ config: deps.config, fetch: services.fetch, proxyEvents }));
   app.route("/", metricsRoute(metrics));
   app.route("/", openapiRoute());
   app.notFound(unmatchedHandler(app));

@@ -9,11 +9,18 @@ declare module "hono" {
 }
 
 /**
- * The route pattern that answered (`/expand`, `/v1/messages`), for metric labels and logs:
- * bounded, never the raw path. A known route asked with the wrong method (`GET /compact`, 405)
- * is labelled with that route; requests no route matched are labelled `unmatched`.
+ * The route pattern that answered (`/expand`, `/v1/messages`, `/v1/models/:id`), for metric
+ * labels and logs: bounded, never the raw path, and a parameter without the constraint its
+ * pattern gives it (`/v1/models/:id{.+}` is `/v1/models/:id`). A known route asked with the
+ * wrong method (`GET /compact`, 405) is labelled with that route; requests no route matched are
+ * labelled `unmatched`.
  */
 export function routeLabel(context: Context): string {
   const handlers = matchedRoutes(context).filter((route) => route.method !== "ALL");
-  return handlers.at(-1)?.path ?? context.get("knownRoute") ?? "unmatched";
+  const pattern = handlers.at(-1)?.path;
+  if (pattern !== undefined) return pattern.replace(CONSTRAINT, "$1");
+  return context.get("knownRoute") ?? "unmatched";
 }
+
+/** A parameter's pattern constraint: `:id{.+}` up to the end of its segment. */
+const CONSTRAINT = /(:\w+)\{.*?\}(?=\/|$)/g;
