@@ -29,6 +29,7 @@ import { openapiRoute } from "./routes/openapi.js";
 import { proxyRoutes } from "./routes/proxy.js";
 import { rehydrateRoutes } from "./routes/rehydrate.js";
 import { unmatchedHandler } from "./routes/unmatched.js";
+import { upgradeRequired } from "./routes/upgrade.js";
 import type { Store } from "./store/types.js";
 
 export interface AppDeps {
@@ -112,6 +113,8 @@ export function createApp(deps: AppDeps): Hono {
   app.use(httpMetrics(metrics));
   const auth = bearerAuth(deps.config.auth.token);
   for (const path of ["/expand", "/rehydrate", "/metrics"]) app.use(path, auth);
+  // Before any credential is asked for: the answer tells nothing but the route's protocol.
+  app.use("/v1/responses", upgradeRequired("/v1/responses"));
   const { token } = deps.config.auth;
   const { openai, anthropic } = deps.config.upstream;
   const gateway = {

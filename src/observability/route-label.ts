@@ -12,8 +12,9 @@ declare module "hono" {
  * The route pattern that answered (`/expand`, `/v1/messages`, `/v1/models/:id`), for metric
  * labels and logs: bounded, never the raw path, and a parameter without the constraint its
  * pattern gives it (`/v1/models/:id{.+}` is `/v1/models/:id`). A known route asked with the
- * wrong method (`GET /compact`, 405) is labelled with that route; requests no route matched are
- * labelled `unmatched`.
+ * wrong method (`GET /compact`, 405) or answered before its handler (a WebSocket upgrade on
+ * `/v1/responses`, 426) is labelled with that route; requests no route matched are labelled
+ * `unmatched`.
  */
 export function routeLabel(context: Context): string {
   const handlers = matchedRoutes(context).filter((route) => route.method !== "ALL");
