@@ -19,9 +19,14 @@ declare module "hono" {
 export function routeLabel(context: Context): string {
   const handlers = matchedRoutes(context).filter((route) => route.method !== "ALL");
   const pattern = handlers.at(-1)?.path;
-  if (pattern !== undefined) return pattern.replace(CONSTRAINT, "$1");
+  if (pattern !== undefined) return patternLabel(pattern);
   return context.get("knownRoute") ?? "unmatched";
 }
 
 /** A parameter's pattern constraint: `:id{.+}` up to the end of its segment. */
 const CONSTRAINT = /(:\w+)\{.*?\}(?=\/|$)/g;
+
+/** A route pattern as labelled: `/v1/models/:id{.+}` is `/v1/models/:id`. */
+export function patternLabel(pattern: string): string {
+  return pattern.replace(CONSTRAINT, "$1");
+}
