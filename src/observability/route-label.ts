@@ -3,7 +3,10 @@ import { matchedRoutes } from "hono/route";
 
 declare module "hono" {
   interface ContextVariableMap {
-    /** A known route asked with a method it does not serve (the 405 answer), for its label. */
+    /**
+     * A known route answered without its handler, for its label: asked with a method it does not
+     * serve (the 405 answer), or with a WebSocket upgrade (the 426 answer).
+     */
     knownRoute: string;
   }
 }
