@@ -24,10 +24,12 @@ import { compactRoutes } from "./routes/compact.js";
 import { expandRoutes } from "./routes/expand.js";
 import { healthRoutes } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
+import { modelsRoutes, modelsUpstream } from "./routes/models.js";
 import { openapiRoute } from "./routes/openapi.js";
 import { proxyRoutes } from "./routes/proxy.js";
 import { rehydrateRoutes } from "./routes/rehydrate.js";
 import { unmatchedHandler } from "./routes/unmatched.js";
+import { upgradeRequired } from "./routes/upgrade.js";
 import type { Store } from "./store/types.js";
 
 export interface AppDeps {
@@ -111,11 +113,19 @@ export function createApp(deps: AppDeps): Hono {
   app.use(httpMetrics(metrics));
   const auth = bearerAuth(deps.config.auth.token);
   for (const path of ["/expand", "/rehydrate", "/metrics"]) app.use(path, auth);
+  // Before any credential is asked for: the answer tells nothing but the route's protocol.
+  app.use("/v1/responses", upgradeRequired("/v1/responses"));
   const { token } = deps.config.auth;
   const { openai, anthropic } = deps.config.upstream;
-  app.use("/v1/chat/completions", proxyAuth(token, openai.api_key));
-  app.use("/v1/responses", proxyAuth(token, openai.api_key));
-  app.use("/v1/messages", proxyAuth(token, anthropic.api_key));
+  const gateway = {
+    openai: proxyAuth(token, openai.api_key),
+    anthropic: proxyAuth(token, anthropic.api_key),
+  };
+  app.use("/v1/chat/completions", gateway.openai);
+  app.use("/v1/responses", gateway.openai);
+  app.use("/v1/messages", gateway.anthropic);
+  app.use("/v1/messages/count_tokens", gateway.anthropic);
+  app.use("/v1/models/*", (c, next) => gateway[modelsUpstream(c.req.raw.headers)](c, next));
   app.use(async (c, next) => {
     if (services.lifecycle.draining && !c.req.path.endsWith("z")) {
       c.header("connection", "close");
@@ -134,19 +144,22 @@ export function createApp(deps: AppDeps): Hono {
         .compact(text, { ...options, pipeline: pipelineNames(options.pipeline) })
         .then((result) => {
           if (typeof result === "string") throw new CompactionSkippedError(result);
-          metrics.observeCompact(result);
+          // A dry run (a token count) is never sent to the model: it saved nothing.
+          if (!options.dryRun) metrics.observeCompact(result);
           return result;
         }),
   };
+  const proxyEvents = withUpstreamFailureLog(deps.proxyEvents ?? metrics.proxyEvents(), logger);
   app.route(
     "/",
     proxyRoutes({
       ...services,
       compactor: observed,
-      proxyEvents: withUpstreamFailureLog(deps.proxyEvents ?? metrics.proxyEvents(), logger),
+      proxyEvents,
       cacheEvents: metrics.cacheEvents(),
     }),
   );
+  app.route("/", modelsRoutes({ config: deps.config, fetch: services.fetch, proxyEvents }));
   app.route("/", metricsRoute(metrics));
   app.route("/", openapiRoute());
   app.notFound(unmatchedHandler(app));

@@ -76,6 +76,12 @@ export interface CompactOptions {
   agentCompaction?: boolean | undefined;
   /** The request's own model and credentials, for LLM-backed components with `source: incoming`. */
   incoming?: { model?: string; headers?: Record<string, string> } | undefined;
+  /**
+   * Decide the body exactly as this request would be decided now, and record nothing: no
+   * stash, no ledger head, no originals sent ahead (`POST /v1/messages/count_tokens` counts what
+   * the model would read without the count becoming part of the session).
+   */
+  dryRun?: boolean | undefined;
 }
 
 /** The signal of a compaction that was given none: nothing ever aborts it. */
@@ -457,6 +463,7 @@ export class Compactor {
       ...(decided.degraded ? { markersDegraded: decided.degraded } : {}),
     };
     const answer = addTool ? withExpandTool(result, parsed) : result;
+    if (options.dryRun) return answer;
     options.ahead?.(answer);
     try {
       // Stashes and the ledger's new head in one acknowledged write (one round trip on Redis).
@@ -603,7 +610,7 @@ export class Compactor {
         hash: parsed.hash,
         // Originals are stashed only with full markers (reformat records included).
         stage:
-          persists && config.marker_mode === "full" && store.stage
+          persists && config.marker_mode === "full" && store.stage && !options.dryRun
             ? (value: string) => store.stage?.(value)
             : undefined,
       },

@@ -2,22 +2,17 @@ import type { ServerResponse } from "node:http";
 import type { CacheObserver } from "../cache/observed.js";
 import type { UsageFormat } from "../cache/usage.js";
 import type { Config } from "../config/schema.js";
-import { causeCode } from "../errors/cause-code.js";
 import type { Store } from "../store/types.js";
 import { utf8Text } from "../text/utf8.js";
 import type { UpstreamClient } from "../upstream/client.js";
-import {
-  ClientGoneError,
-  UpstreamTimeoutError,
-  UpstreamUnreachableError,
-} from "../upstream/errors.js";
 import { relayedResponseHeaders } from "../upstream/headers.js";
 import type { Provider } from "../wire/types.js";
 import type { ProxyEvents } from "./events.js";
 import { runExpandLoop } from "./expand-loop.js";
-import { type PrepareDeps, prepareRequest } from "./prepare.js";
+import { type PrepareDeps, prepareRequest, setPreparedHeaders } from "./prepare.js";
 import { type BodyEnd, relayBody } from "./relay-body.js";
 import type { RoundBody } from "./round.js";
+import { errorResponse, upstreamFailureResponse } from "./upstream-failure.js";
 
 export interface ProxyContext extends PrepareDeps {
   readonly config: Config;
@@ -91,16 +86,8 @@ export async function handleProxy(
       prepared.text,
     );
     const headers = relayedResponseHeaders(round.upstream.headers);
-    headers.set("x-context-guru-session", prepared.session);
+    setPreparedHeaders(headers, prepared);
     headers.set("x-context-guru-expand-rounds", String(rounds));
-    if (prepared.cache !== undefined) {
-      headers.set("x-context-guru-cache", prepared.cache.state);
-      headers.set("x-context-guru-cache-reason", prepared.cache.reason);
-    }
-    if (prepared.tokensBefore !== undefined && prepared.tokensAfter !== undefined) {
-      headers.set("x-context-guru-tokens-before", String(prepared.tokensBefore));
-      headers.set("x-context-guru-tokens-after", String(prepared.tokensAfter));
-    }
     context.events.onResponse?.({ provider, streamed: round.streamed });
     const served = round.upstream.ok && rounds === 0 ? observe(round.body()) : round.body();
     const body = relayBody(served, delivery.outgoing, (end) => delivery.onBodyEnd?.(end));
@@ -110,19 +97,7 @@ export async function handleProxy(
       headers,
     });
   } catch (error) {
-    const failed = (status: 502 | 504, cause = causeCode(error)) =>
-      context.events.onUpstreamFailure?.({ provider, status, cause });
-    if (error instanceof UpstreamTimeoutError) {
-      failed(504, "first_byte_timeout");
-      return errorResponse(504, error.message);
-    }
-    if (error instanceof ClientGoneError || request.signal.aborted) {
-      return errorResponse(499, "client disconnected");
-    }
-    failed(502);
-    if (error instanceof UpstreamUnreachableError) return errorResponse(502, error.message);
-    // A body that broke off after its headers: the upstream went away mid-response.
-    return errorResponse(502, new UpstreamUnreachableError().message);
+    return upstreamFailureResponse(error, provider, request.signal, context.events);
   }
 }
 
@@ -135,11 +110,4 @@ async function drain(body: RoundBody): Promise<void> {
   } catch {
     // A replaced round was read whole before it was replaced; nothing is left to fail.
   }
-}
-
-function errorResponse(status: number, message: string): Response {
-  return new Response(JSON.stringify({ error: message }), {
-    status,
-    headers: { "content-type": "application/json" },
-  });
 }

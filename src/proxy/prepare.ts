@@ -32,6 +32,8 @@ export interface PrepareOptions {
   readonly provider: Provider;
   readonly headers: Headers;
   readonly signal: AbortSignal;
+  /** Compact as the request would be compacted now, recording nothing (CompactOptions). */
+  readonly dryRun?: boolean;
 }
 
 /**
@@ -92,8 +94,26 @@ async function compactWithin(
       agentCompaction: agentCompactionHeader(headers.get("x-codex-turn-metadata")),
       signal: options.signal,
       incoming: { headers: credentialHeaders(headers) },
+      dryRun: options.dryRun,
     });
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The response headers that say how a request was handled: its session key, and when the
+ * compaction ran, what it treated the request as and why, and the message tokens before and
+ * after.
+ */
+export function setPreparedHeaders(headers: Headers, prepared: Prepared): void {
+  headers.set("x-context-guru-session", prepared.session);
+  if (prepared.cache !== undefined) {
+    headers.set("x-context-guru-cache", prepared.cache.state);
+    headers.set("x-context-guru-cache-reason", prepared.cache.reason);
+  }
+  if (prepared.tokensBefore !== undefined && prepared.tokensAfter !== undefined) {
+    headers.set("x-context-guru-tokens-before", String(prepared.tokensBefore));
+    headers.set("x-context-guru-tokens-after", String(prepared.tokensAfter));
   }
 }

@@ -1,14 +1,14 @@
-import type { ServerResponse } from "node:http";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { CacheObserver, type CacheObserverEvents } from "../cache/observed.js";
 import type { Compactor } from "../compactor.js";
 import type { Config } from "../config/schema.js";
+import { handleCountTokens } from "../proxy/count-tokens.js";
 import type { ProxyEvents } from "../proxy/events.js";
-import { type Delivery, handleProxy, type ProxyContext } from "../proxy/handle.js";
-import type { BodyEnd } from "../proxy/relay-body.js";
+import { handleProxy, type ProxyContext } from "../proxy/handle.js";
 import type { Store } from "../store/types.js";
 import { UpstreamClient } from "../upstream/client.js";
 import { limitBody } from "./body-limit.js";
+import { deliveryOf } from "./delivery.js";
 
 export interface ProxyDeps {
   readonly config: Config;
@@ -26,6 +26,8 @@ export interface ProxyDeps {
  * `upstream.openai.base_url` + `/chat/completions`, `POST /v1/responses` to
  * `upstream.openai.base_url` + `/responses`, `POST /v1/messages` to
  * `upstream.anthropic.base_url` + `/v1/messages`, as the official SDKs lay out their base URLs.
+ * `POST /v1/messages/count_tokens` is prepared as `/v1/messages` would be, recording nothing, and
+ * goes to `upstream.anthropic.base_url` + `/v1/messages/count_tokens`.
  */
 export function proxyRoutes(deps: ProxyDeps): Hono {
   const { config } = deps;
@@ -43,24 +45,17 @@ export function proxyRoutes(deps: ProxyDeps): Hono {
   };
   const limit = limitBody(config.limits.body_bytes);
   const app = new Hono();
-  const delivery = (c: Context): Delivery => {
-    let settle: (end: BodyEnd) => void = () => {};
-    c.set(
-      "bodyEnd",
-      new Promise<BodyEnd>((resolve) => {
-        settle = resolve;
-      }),
-    );
-    // On Node's HTTP server the adapter passes the response being written.
-    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-    return { outgoing, onBodyEnd: settle };
-  };
   app.post("/v1/chat/completions", limit, (c) =>
-    handleProxy(context, "openai", c.req.raw, delivery(c)),
+    handleProxy(context, "openai", c.req.raw, deliveryOf(c)),
   );
-  app.post("/v1/messages", limit, (c) => handleProxy(context, "anthropic", c.req.raw, delivery(c)));
+  app.post("/v1/messages", limit, (c) =>
+    handleProxy(context, "anthropic", c.req.raw, deliveryOf(c)),
+  );
   app.post("/v1/responses", limit, (c) =>
-    handleProxy(context, "responses", c.req.raw, delivery(c)),
+    handleProxy(context, "responses", c.req.raw, deliveryOf(c)),
+  );
+  app.post("/v1/messages/count_tokens", limit, (c) =>
+    handleCountTokens(context, c.req.raw, deliveryOf(c)),
   );
   return app;
 }

@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.js";
-import { type Provider, upstreamOf } from "../wire/types.js";
+import { type Provider, type Upstream, upstreamOf } from "../wire/types.js";
 import { ClientGoneError, UpstreamTimeoutError, UpstreamUnreachableError } from "./errors.js";
 import { upstreamRequestHeaders } from "./headers.js";
 
@@ -13,6 +13,16 @@ export interface UpstreamCall {
   readonly search: string;
   /** Aborts when the client goes away; the upstream call is aborted with it. */
   readonly signal: AbortSignal;
+}
+
+/** A request to one upstream at a path of its own (`/models`, `/v1/messages/count_tokens`). */
+export interface UpstreamRequest extends Omit<UpstreamCall, "provider" | "body"> {
+  readonly upstream: Upstream;
+  /** The path below the upstream's configured base URL, as the provider's SDKs lay it out. */
+  readonly path: string;
+  readonly method: string;
+  /** The body text, sent as it is; none for a GET. */
+  readonly body?: string | undefined;
 }
 
 /** Each provider's path below its configured base URL, following the official SDKs. */
@@ -34,12 +44,21 @@ export class UpstreamClient {
     private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 
-  url(provider: Provider): string {
-    return `${this.config[upstreamOf(provider)].base_url.replace(/\/+$/, "")}${PATHS[provider]}`;
+  /** A proxy route's request: POST the body to its provider's path. */
+  send(call: UpstreamCall): Promise<Response> {
+    return this.request({
+      upstream: upstreamOf(call.provider),
+      path: PATHS[call.provider],
+      method: "POST",
+      body: call.body,
+      headers: call.headers,
+      search: call.search,
+      signal: call.signal,
+    });
   }
 
-  async send(call: UpstreamCall): Promise<Response> {
-    const target = this.config[upstreamOf(call.provider)];
+  async request(call: UpstreamRequest): Promise<Response> {
+    const target = this.config[call.upstream];
     const timeoutMs = this.config.first_byte_timeout_ms;
     const controller = new AbortController();
     const onClientGone = () => controller.abort(new ClientGoneError());
@@ -49,11 +68,13 @@ export class UpstreamClient {
       () => controller.abort(new UpstreamTimeoutError(timeoutMs)),
       timeoutMs,
     );
+    const base = target.base_url.replace(/\/+$/, "");
+    const body = call.body !== undefined;
     try {
-      const response = await this.fetchImpl(`${this.url(call.provider)}${call.search}`, {
-        method: "POST",
-        headers: upstreamRequestHeaders(call.headers, call.provider, target.api_key),
-        body: call.body,
+      const response = await this.fetchImpl(`${base}${call.path}${call.search}`, {
+        method: call.method,
+        headers: upstreamRequestHeaders(call.headers, call.upstream, target.api_key, body),
+        ...(body ? { body: call.body } : {}),
         signal: controller.signal,
         redirect: "manual",
       });

@@ -35,11 +35,15 @@ const RESPONSE_DROPPED = new Set([
 /** Credentials each provider's clients send; a configured gateway key replaces all of them. */
 const CREDENTIALS = ["authorization", "x-api-key", "api-key"];
 
-/** The headers to send upstream for a client request (§10 hygiene). */
+/**
+ * The headers to send upstream for a client request (§10 hygiene). A request that carries a
+ * body sends it as JSON; one without (`GET /v1/models`) keeps the client's own headers only.
+ */
 export function upstreamRequestHeaders(
   incoming: Headers,
   provider: Provider,
   gatewayKey: string | undefined,
+  body = true,
 ): Headers {
   const headers = new Headers();
   const listed = connectionListed(incoming);
@@ -52,7 +56,7 @@ export function upstreamRequestHeaders(
     if (upstreamOf(provider) === "openai") headers.set("authorization", `Bearer ${gatewayKey}`);
     else headers.set("x-api-key", gatewayKey);
   }
-  headers.set("content-type", "application/json");
+  if (body) headers.set("content-type", "application/json");
   return headers;
 }
 

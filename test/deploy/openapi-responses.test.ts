@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,16 +58,30 @@ const responseEvents = [
   .map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
   .join("");
 
-/** A scripted upstream chosen by the request's `model`. */
-const upstream: typeof fetch = async (_input, init) => {
-  const body: unknown = JSON.parse(String(init?.body));
+const modelList = { object: "list", data: [{ id: "gpt-test", object: "model", created: 1 }] };
+
+/**
+ * A scripted upstream chosen by the request's `model` (for the models routes, by the id asked
+ * for); a count answers with a count.
+ */
+const upstream: typeof fetch = async (input, init) => {
+  const path = new URL(String(input)).pathname;
+  const models = /\/models(?:\/(.+))?$/.exec(path);
+  const body: unknown = models ? { model: models[1] ?? "list" } : JSON.parse(String(init?.body));
   const model = typeof body === "object" && body !== null && "model" in body ? body.model : "";
   const json = (value: unknown, status = 200) =>
     new Response(JSON.stringify(value), {
       status,
       headers: { "content-type": "application/json" },
     });
+  if (path.endsWith("/count_tokens") && model === "claude") return json({ input_tokens: 12 });
   switch (model) {
+    case "list":
+      return json(modelList);
+    case "gpt-test":
+      return json(modelList.data[0]);
+    case "missing":
+      return json({ error: { message: "The model does not exist" } }, 404);
     case "unreachable":
       throw new TypeError("fetch failed");
     case "silent":
@@ -112,11 +127,35 @@ const transports: ReadonlyArray<[string, (app: ReturnType<typeof createApp>) => 
       });
       servers.push(server);
       const { port } = server.address() as AddressInfo;
-      return (path, init) => fetch(`http://127.0.0.1:${port}${path}`, init);
+      return (path, init) =>
+        new Headers(init?.headers).has("upgrade")
+          ? handshake(port, path, init)
+          : fetch(`http://127.0.0.1:${port}${path}`, init);
     },
   ],
 ];
 const servers: ServerType[] = [];
+
+/** A request with `upgrade` (which fetch refuses to send) over Node's HTTP client. */
+async function handshake(port: number, path: string, init?: RequestInit): Promise<Response> {
+  const request = httpRequest({
+    host: "127.0.0.1",
+    port,
+    path,
+    method: init?.method ?? "GET",
+    headers: Object.fromEntries(new Headers(init?.headers)),
+    agent: false,
+  });
+  request.end();
+  const response = await new Promise<IncomingMessage>((resolve) => request.on("response", resolve));
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+  }
+  return new Response(Buffer.concat(chunks), { status: response.statusCode ?? 0, headers });
+}
 afterAll(() => Promise.all(servers.map((server) => new Promise((done) => server.close(done)))));
 
 const json = (body: string, headers: Record<string, string> = {}): RequestInit => ({
@@ -282,6 +321,50 @@ describe.each(transports)("real responses validate against openapi.yaml (%s)", (
       init: responses(model),
       status,
     })),
+    {
+      method: "GET",
+      path: "/v1/responses",
+      url: "/v1/responses",
+      init: { headers: { connection: "Upgrade", upgrade: "websocket" } },
+      status: 426,
+    },
+    ...(
+      [
+        ["claude", 200],
+        ["limited", 429],
+        ["unreachable", 502],
+        ["silent", 504],
+      ] as const
+    ).map(([model, status]) => ({
+      method: "POST",
+      path: "/v1/messages/count_tokens",
+      url: "/v1/messages/count_tokens",
+      init: json(anthropicBody(["short output"], { model })),
+      status,
+    })),
+    {
+      method: "POST",
+      path: "/v1/messages/count_tokens",
+      url: "/v1/messages/count_tokens",
+      init: json("{"),
+      status: 400,
+    },
+    { method: "GET", path: "/v1/models", url: "/v1/models", status: 200 },
+    ...(
+      [
+        ["gpt-test", 200],
+        ["missing", 404],
+        ["a%2F..%2Fb", 404],
+        ["limited", 429],
+        ["unreachable", 502],
+        ["silent", 504],
+      ] as const
+    ).map(([id, status]) => ({
+      method: "GET",
+      path: "/v1/models/{id}",
+      url: `/v1/models/${id}`,
+      status,
+    })),
     { method: "GET", path: "/livez", url: "/livez", status: 200 },
     { method: "GET", path: "/healthz", url: "/healthz", status: 200 },
     { method: "GET", path: "/readyz", url: "/readyz", status: 200 },
@@ -317,7 +400,7 @@ describe.each(transports)("real responses validate against openapi.yaml (%s)", (
     expect(await validator.check(method, path, response)).toEqual([]);
   });
 
-  it.each(["/v1/chat/completions", "/v1/messages", "/v1/responses"])(
+  it.each(["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/messages/count_tokens"])(
     "POST %s with a gateway key and without auth.token → documented 401",
     async (path) => {
       const response = await relaying(path, json(openaiBody(outputs)));
@@ -327,11 +410,22 @@ describe.each(transports)("real responses validate against openapi.yaml (%s)", (
   );
 
   it.each([
+    ["/v1/models", "/v1/models"],
+    ["/v1/models/{id}", "/v1/models/gpt-test"],
+  ])("GET %s with a gateway key and without auth.token → documented 401", async (path, url) => {
+    const response = await relaying(url, { headers: { "anthropic-version": "2023-06-01" } });
+    expect(response.status).toBe(401);
+    expect(await validator.check("GET", path, response)).toEqual([]);
+  });
+
+  it.each([
     ["GET", "/readyz"],
     ["POST", "/compact"],
     ["GET", "/metrics"],
     ["POST", "/v1/messages"],
     ["POST", "/v1/responses"],
+    ["POST", "/v1/messages/count_tokens"],
+    ["GET", "/v1/models"],
   ])("%s %s while draining → documented 503", async (method, path) => {
     const init = method === "POST" ? json(openaiBody(outputs)) : { method };
     const response = await draining(path, init);

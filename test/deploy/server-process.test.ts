@@ -1,11 +1,35 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { connect } from "node:net";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sample } from "../observability/prometheus-text.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
 
 const root = resolve(import.meta.dirname, "../..");
+
+/** A WebSocket client's opening handshake on a raw socket: all the server sent until it ended. */
+async function handshake(base: string, path: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  const socket = connect(Number(port), hostname);
+  socket.write(
+    [
+      `GET ${path} HTTP/1.1`,
+      `host: ${hostname}:${port}`,
+      "connection: Upgrade",
+      "upgrade: websocket",
+      "sec-websocket-version: 13",
+      "sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==",
+      "",
+      "",
+    ].join("\r\n"),
+  );
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  await once(socket, "end");
+  socket.destroy();
+  return Buffer.concat(chunks).toString("utf8");
+}
 const secret = "sk-live-planted-4b1d9e";
 const content = "PLANTED-USER-CONTENT-77aa";
 const token = "metrics-token-0123456789abcdef";
@@ -95,6 +119,8 @@ describe("server process", () => {
     expect(sample(second, "cg_markers_written_total", { component: "mask" })).toBeGreaterThan(0);
     expect(sample(second, "cg_store_entries", { backend: "memory" })).toBeGreaterThan(0);
     expect(sample(second, "process_resident_memory_bytes")).toBeGreaterThan(0);
+    // The Responses WebSocket transport's handshake: 426, and the server ends the connection.
+    expect(await handshake(base, "/v1/responses")).toMatch(/^HTTP\/1\.1 426 Upgrade Required\r\n/);
 
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
@@ -110,6 +136,7 @@ describe("server process", () => {
       ["POST", "/compact", 200],
       ["GET", "/metrics", 401],
       ["GET", "/metrics", 200],
+      ["GET", "/v1/responses", 426],
     ]);
     expect(requests[1]).toMatchObject({ tokens_before: before, tokens_after: after });
     for (const line of requests) {
