@@ -430,7 +430,10 @@ export class Compactor {
         cold: !warm,
       }),
     };
-    const ledger = recordHead(history.ledger, history.now, history.chain.at(-1), head);
+    // The agent's own compaction is a side call of the conversation it summarises: it records
+    // no head of its own, so the conversation's next request stands on the conversation's.
+    const recorded = history.agentCompaction ? undefined : head;
+    const ledger = recordHead(history.ledger, history.now, history.chain.at(-1), recorded);
     if (options.commit?.() === false) return unchanged(parsed, treatment, "abandoned");
     let entries: StashEntry[];
     // Whatever stops the write being made stops it as a failed write would (below).
@@ -565,7 +568,7 @@ export class Compactor {
       head,
       frozen,
       through,
-      diverged: head !== undefined && stands.diverged,
+      diverged: stands.diverged && (head !== undefined || through === 0),
       first: !hasAssistantTurn(provider, body, messages),
       agentCompaction,
       now,

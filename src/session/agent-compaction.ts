@@ -13,7 +13,7 @@ import type { Provider } from "../wire/types.js";
  */
 
 const ASKS_FOR_SUMMARY = [
-  /^\s*Your task is to create a detailed summary of the conversation so far/m,
+  /\bYour task is to create a detailed summary of the conversation so far\b/,
   /\bCONTEXT CHECKPOINT COMPACTION\b/,
   /\b(?:detailed|comprehensive|thorough|complete|full)\s+summary\s+of\s+(?:the|this|our)\s+(?:entire\s+|whole\s+)?conversation\b/i,
   /\bsummari[sz]e\s+(?:the|this|our)\s+(?:entire\s+|whole\s+)?conversation\b/i,

@@ -30,13 +30,16 @@ export interface Standing {
 }
 
 const NOWHERE: Standing = { head: undefined, through: 0, diverged: false };
+const FROM_THE_START: Standing = { head: undefined, through: 0, diverged: true };
 
 /**
  * The standing of a request whose messages have chain ids `chain` (rooted at `root`) and prints
  * `prints`. It stands on the head of its conversation it shares the most messages with, the
  * latest of equals: a head it extends (a new turn, a retry) it stands on whole; a head it shares
  * only a beginning with — the client rewrote, reordered or dropped a message of it, or went back
- * to an earlier turn — it stands on as far as they share, and has diverged there. `anyRoot`:
+ * to an earlier turn — it stands on as far as they share, and has diverged there. A request
+ * whose tools or system no head of the session was sent with has diverged from its first
+ * message. `anyRoot`:
  * the request belongs to the conversation it shares the most messages with, whatever its tools
  * and system (the agent's own compaction request); it never diverges. `named`: the request names
  * its conversation (session/key.ts namesConversation); without a name, a request that parts
@@ -71,7 +74,9 @@ export function standing(
     // Heads recorded before prints were kept are found by their ids alone.
     const extended = anyRoot ? undefined : deepestHead(ledger, chain);
     if (extended) return { head: extended, through: extended.messages, diverged: false };
-    if (best === undefined) return NOWHERE;
+    // Tools or a system prompt other than every conversation the ledger holds: the prompt's
+    // cache is cold from its first message (a system prompt that changed, a resumed session).
+    if (best === undefined) return ledger.heads.size > 0 && !anyRoot ? FROM_THE_START : NOWHERE;
   }
   const { head, shared } = best;
   const messages = prints.length / PRINT_CHARS;

@@ -95,15 +95,16 @@ describe("a session's first request (§4a)", () => {
 describe("the chain starts from the tools and the system prompt (§4a)", () => {
   it("a side call with other tools shares nothing with the agent's turns", async () => {
     const { send } = session("side-call");
-    const cold = await send(openaiBody(OUTPUTS.slice(0, 5)), COLD);
-    expect(masked(cold.text)).toBe(2);
-    // The same messages with other tools: another conversation, decided on its own.
+    const warm = await send(openaiBody(OUTPUTS.slice(0, 5)));
+    expect([warm.cache, masked(warm.text)]).toEqual(["warm/unknown", 0]);
+    // The same messages with other tools: nothing of them was sent with these tools, so the
+    // prompt's cache is cold from its first message, and it is decided on its own.
     const side = await send(openaiBody(OUTPUTS.slice(0, 5), { tools: [] }));
-    expect(masked(side.text)).toBe(0);
+    expect([side.cache, masked(side.text)]).toEqual(["cold/diverged", 2]);
     // The agent's next turn still stands on its own conversation and gives it back as sent.
     const next = await send(openaiBody(OUTPUTS.slice(0, 6)));
-    expect(next.cache).toBe("warm/recent");
-    const sent = messageTexts(cold.text);
+    expect([next.cache, masked(next.text)]).toEqual(["warm/recent", 0]);
+    const sent = messageTexts(warm.text);
     expect(messageTexts(next.text).slice(0, sent.length)).toEqual(sent);
   });
 });
@@ -173,5 +174,14 @@ describe("after an expand (§4a)", () => {
     expect(messageTexts(warm.text)[3]).toContain(`<<cg:${id}>>`);
     const next = await send(openaiBody(OUTPUTS.slice(0, 7)), COLD);
     expect(messageTexts(next.text)[3]).toContain(JSON.stringify(OUTPUTS[0]).slice(1, -1));
+  });
+});
+
+describe("tools or a system prompt the session was never sent with (§4a)", () => {
+  it("a named conversation whose system prompt changed is cold from its first message", async () => {
+    const { send } = session("system-changed");
+    await send(anthropicBody(OUTPUTS.slice(0, 4)), COLD);
+    const changed = anthropicBody(OUTPUTS.slice(0, 5), { system: "You are a coding agent. v2" });
+    expect((await send(changed)).cache).toBe("cold/diverged");
   });
 });
