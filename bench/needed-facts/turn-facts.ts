@@ -61,19 +61,19 @@ export async function turnFacts(input: TurnFactsInput): Promise<TurnFacts> {
   return { facts: classified, outputs: received.outputs, recovery };
 }
 
-/** The originals of the full markers a returned body carries, each once. */
+/** The originals of the full markers a returned body carries, by id. */
 async function originalsBehind(
   reading: BodyReading,
   stash: SessionStash,
   reader: BodyReader,
-): Promise<string[]> {
+): Promise<Map<string, string>> {
   const ids = new Set<string>();
   for (const text of reading.given) for (const id of markerIds(text)) ids.add(id);
   for (const source of reading.sources) for (const id of markerIds(source.text)) ids.add(id);
-  const originals: string[] = [];
+  const originals = new Map<string, string>();
   for (const id of ids) {
     const original = await stash.original(id);
-    if (original !== undefined) originals.push(reader.searchable(original));
+    if (original !== undefined) originals.set(id, reader.searchable(original));
   }
   return originals;
 }

@@ -85,9 +85,9 @@ describe("turnFacts: where the needed facts stand in the returned body", () => {
   });
 
   describe.each([
-    ["reversible", "marker"],
-    ["clean", "lost"],
-  ] as const)("a cold turn whose mask hid the Read, %s mode", (mode: Mode, state) => {
+    ["reversible", "marker", "textclean"],
+    ["clean", "lost", "mask"],
+  ] as const)("a cold turn whose mask hid the Read, %s mode", (mode: Mode, state, redrawn) => {
     let app: BenchApp;
     beforeAll(async () => {
       app = await BenchApp.start(mode, undefined);
@@ -116,6 +116,45 @@ describe("turnFacts: where the needed facts stand in the returned body", () => {
       const prompt = prompts.of("openai", answer.text).length;
       const original = prompts.count(line?.holder.text ?? "");
       expect(found.recovery).toBeCloseTo(0.1 * prompt + 1 * original, 9);
+    });
+
+    it(`names what dropped a fact before mask stashed the output: ${redrawn}`, async () => {
+      // A progress line redrawn with \r: textclean keeps its last frame, then mask hides it.
+      const download: Step = {
+        tool: "Bash",
+        input: { command: "./fetch.sh" },
+        output: Array.from(
+          { length: 30 },
+          (_, index) => `chunk ${index}: progress 1250/9999 kB\rchunk ${index}: 9999/9999 kB done`,
+        ).join("\n"),
+      };
+      const resume: Step = {
+        tool: "Bash",
+        input: { command: "./fetch.sh --from 1250" },
+        output: "",
+      };
+      const session = sessionTurns("openai", [download, ...steps.slice(1, 5), resume]);
+      const answer = await app.compact(session[4] as string, `redrawn-${mode}`, {
+        "x-context-guru-cache": "cold",
+      });
+      const found = await turnFacts({
+        provider: "openai",
+        received: session[4] as string,
+        next: session[5] as string,
+        returned: answer.text,
+        promptTokens: 0,
+        prices: ownPrices("openai"),
+        stash: app.stash(`redrawn-${mode}`),
+        reader,
+        tokens: (text) => prompts.count(text),
+      });
+      // Expanding mask's marker gives the cleaned output back: the first frame is not in it.
+      expect(
+        found.facts.map((item) => [item.fact.reference.text, item.state, item.hiddenBy]),
+      ).toEqual([
+        ["./fetch.sh", "visible", undefined],
+        ["1250", "lost", redrawn],
+      ]);
     });
   });
 });
