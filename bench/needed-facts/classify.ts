@@ -9,7 +9,7 @@ import { holds, type Reference } from "./reference.js";
 export type FactState = "visible" | "marker" | "lost";
 export const FACT_STATES: readonly FactState[] = ["visible", "marker", "lost"];
 
-/** Components that reduced an output, or that changed a call; "other" when it is not known. */
+/** What a hidden fact is put down to when no component can be named for its holder. */
 export const OTHER = "other";
 
 /** The body returned for a turn, and what stands behind it. */
