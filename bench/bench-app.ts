@@ -4,7 +4,10 @@ import { type CompactOptions, Compactor } from "../src/compactor.js";
 import { components } from "../src/components/registry.js";
 import { parseConfig } from "../src/config/load.js";
 import type { ConfigInput } from "../src/config/schema.js";
+import type { Head } from "../src/session/ledger.js";
 import { createStore } from "../src/store/create.js";
+import type { Store } from "../src/store/types.js";
+import type { SessionStash } from "./needed-facts/turn-facts.js";
 import { type Elapsed, startClock } from "./timing.js";
 
 export type Mode = "reversible" | "clean";
@@ -60,10 +63,12 @@ export class BenchApp {
   readonly #app: ReturnType<typeof createApp>;
   readonly #core: Compactor;
   readonly #pool: WorkerPool;
+  readonly #store: Store;
 
   private constructor(mode: Mode, preset: string | undefined, pricing?: BenchPricing) {
     const config = parseConfig(modeConfig(mode, preset, pricing));
     const store = createStore(config.store);
+    this.#store = store;
     this.#pool = defaultPool(config, store, BENCH_HASH_KEY);
     this.#app = createApp({ config, store, hashKey: BENCH_HASH_KEY, pool: this.#pool });
     this.#core = new Compactor({
@@ -86,6 +91,35 @@ export class BenchApp {
 
   async close(): Promise<void> {
     await this.#pool.close();
+  }
+
+  /**
+   * What the service holds for one session: the original behind a marker id as GET /expand
+   * gives it to that session (remembered: an id names one original), and the ledger's decision
+   * for each tool output of the request with `messages` messages (its latest head of that
+   * length).
+   */
+  stash(session: string): SessionStash {
+    const originals = new Map<string, string | undefined>();
+    return {
+      original: async (id) => {
+        if (originals.has(id)) return originals.get(id);
+        const response = await this.#app.request(`/expand?id=${encodeURIComponent(id)}`, {
+          headers: { "x-context-guru-session": session },
+        });
+        const original = response.status === 200 ? await response.text() : undefined;
+        originals.set(id, original);
+        return original;
+      },
+      decisions: async (messages) => {
+        const ledger = await this.#store.ledger(session);
+        let latest: Head | undefined;
+        for (const head of ledger.heads.values()) {
+          if (head.messages === messages && (!latest || head.at >= latest.at)) latest = head;
+        }
+        return latest?.outputs;
+      },
+    };
   }
 
   /** The Compactor alone: parse, scan, pipeline, stash, write back. */

@@ -5,8 +5,10 @@ import type { BenchPricing, Mode } from "./bench-app.js";
 import type { BenchBody } from "./bench-body.js";
 import { generateCorpus } from "./corpus/generate.js";
 import { type CostResult, measureCost, replaySessions, responsesSessions } from "./cost.js";
+import { SCHEDULES, type Schedule } from "./cost-replay.js";
 import { loadCorpus } from "./load-corpus.js";
 import { type ModeResult, measureMode } from "./measure-mode.js";
+import { BodyReader } from "./needed-facts/body-reading.js";
 import { PromptTokens } from "./prompt-tokens.js";
 import { renderCost, renderReport } from "./report-table.js";
 
@@ -19,6 +21,7 @@ const USAGE = `usage: npm run bench -- [options]
   --pricings LIST   cache.pricing values of the session cost replay (default: auto)
   --no-latency      the session cost replay only
   --modes LIST      reversible,clean (default both)
+  --schedules LIST  cache schedules of the session cost replay: warm,cold-every-10,cold (default all)
   --cold-passes N   cold passes over fresh services (default 3)
   --warm-runs N     warm requests per body (default 5)
   --floor-runs N    parse+stringify runs per body (default 9)
@@ -41,6 +44,12 @@ function pricingOf(name: string): BenchPricing {
   return known;
 }
 
+function scheduleOf(name: string): Schedule {
+  const known = SCHEDULES.find((schedule) => schedule === name);
+  if (known === undefined) throw new Error(`--schedules: unknown schedule ${name}`);
+  return known;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -52,6 +61,7 @@ async function main(): Promise<void> {
       pricings: { type: "string" },
       "no-latency": { type: "boolean", default: false },
       modes: { type: "string" },
+      schedules: { type: "string" },
       "cold-passes": { type: "string" },
       "warm-runs": { type: "string" },
       "floor-runs": { type: "string" },
@@ -87,6 +97,7 @@ async function main(): Promise<void> {
   const bytes = bodies.reduce((sum, item) => sum + Buffer.byteLength(item.body), 0);
   console.log(`corpus: ${source}: ${bodies.length} bodies, ${(bytes / 1024).toFixed(0)} KiB`);
 
+  const schedules = values.schedules?.split(",").map((name) => scheduleOf(name.trim()));
   const sessions = replaySessions(bodies);
   const presets = values.presets?.split(",").map((name) => name.trim()) ?? [values.preset];
   const pricings = (values.pricings?.split(",").map((name) => name.trim()) ?? [undefined]).map(
@@ -99,12 +110,18 @@ async function main(): Promise<void> {
   ].filter((replay) => replay.sessions.length > 0);
   const costs: CostResult[] = [];
   const prompts = new PromptTokens();
+  const reader = new BodyReader();
   for (const mode of modes as Mode[]) {
     for (const preset of presets) {
       for (const pricing of pricings) {
         for (const replay of replays) {
           costs.push(
-            await measureCost(replay.sessions, mode, preset, prompts, pricing, replay.sessionsOf),
+            await measureCost(
+              replay.sessions,
+              { mode, preset, pricing, sessionsOf: replay.sessionsOf, schedules },
+              prompts,
+              reader,
+            ),
           );
         }
       }

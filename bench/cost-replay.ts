@@ -18,6 +18,13 @@ const ANTHROPIC_WRITE = 1.25;
 /** vLLM serving and OpenAI's cached input: a cached token costs a tenth of a prefilled one. */
 const SERVING_READ = 0.1;
 
+/** Read and write price of a prompt token under a session's own pricing (SPEC §11). */
+export function ownPrices(provider: Provider): { read: number; write: number } {
+  return provider === "anthropic"
+    ? { read: ANTHROPIC_READ, write: ANTHROPIC_WRITE }
+    : { read: SERVING_READ, write: 1 };
+}
+
 /** Whether turn `turn` (1-based) meets a cold cache under `schedule`. */
 export function coldTurn(schedule: Schedule, turn: number): boolean {
   if (schedule === "cold") return true;
@@ -133,12 +140,25 @@ export interface ScheduleCost {
   readonly warmTurns: number;
 }
 
+/** A turn as it was replayed: the body sent for it, and the tokens of its prompt. */
+export interface ReplayedTurn {
+  readonly session: ReplaySession;
+  /** Position of the turn in the session, 0-based. */
+  readonly index: number;
+  readonly sent: CompactedTurn;
+  readonly promptTokens: number;
+}
+
+/** Told each turn once it is charged (the needed-facts measure reads the bodies there). */
+export type ObserveTurn = (turn: ReplayedTurn) => Promise<void>;
+
 /** Replays every session under one schedule, compacted and as sent. */
 export async function replayCost(
   sessions: readonly ReplaySession[],
   schedule: Schedule,
   compact: CompactTurn,
   prompts = new PromptTokens(),
+  observe?: ObserveTurn,
 ): Promise<ScheduleCost> {
   const results: SessionCost[] = [];
   for (const session of sessions) {
@@ -158,6 +178,7 @@ export async function replayCost(
       const theirs = bypassCache.charge(prompts.of(session.provider, turn), cold);
       add(compacted, mine, own);
       add(bypass, theirs, own);
+      await observe?.({ session, index, sent, promptTokens: mine.tokens });
       if (!cold) {
         warmTurns++;
         if (sent.cache === "cold") {

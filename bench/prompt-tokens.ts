@@ -33,15 +33,22 @@ export class PromptTokens {
       parts.push(`[${message.role}]\n${message.text}`);
     }
     const tokens: number[] = [];
-    for (const part of parts) {
-      let encoded = this.#memo.get(part);
-      if (!encoded) {
-        encoded = encode(part);
-        this.#memo.set(part, encoded);
-      }
-      for (const token of encoded) tokens.push(token);
-    }
+    for (const part of parts) for (const token of this.#encoded(part)) tokens.push(token);
     return tokens;
+  }
+
+  /** Tokens of one text on its own (a tool output, a call's arguments). */
+  count(text: string): number {
+    return this.#encoded(text).length;
+  }
+
+  #encoded(part: string): readonly number[] {
+    let encoded = this.#memo.get(part);
+    if (!encoded) {
+      encoded = encode(part);
+      this.#memo.set(part, encoded);
+    }
+    return encoded;
   }
 }
 

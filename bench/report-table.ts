@@ -1,27 +1,14 @@
 import type { Provider } from "../src/wire/types.js";
 import type { CostResult } from "./cost.js";
-import { change, costByShape, type Schedule, worstSession } from "./cost-replay.js";
+import { change, costByShape, worstSession } from "./cost-replay.js";
+import { renderFacts, withRecovery } from "./facts-table.js";
 import type { ModeResult, PassSummary } from "./measure-mode.js";
 import type { Savings } from "./metrics.js";
+import { share } from "./needed-facts/tally.js";
+import { percent, SCHEDULE_LABELS, signed, table } from "./text-table.js";
 
-const percent = (share: number | null) => (share === null ? "n/a" : `${(share * 100).toFixed(1)}%`);
 const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
 const ratio = (value: number) => `${value.toFixed(2)}×`;
-
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
-      )
-      .join("  ");
-  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join(
-    "\n",
-  );
-}
 
 function passRow(label: string, pass: PassSummary): string[] {
   return [
@@ -107,17 +94,11 @@ export function renderReport(results: readonly ModeResult[], verbose: boolean): 
   return blocks.join("\n");
 }
 
-const signed = (share: number) => `${share > 0 ? "+" : ""}${(share * 100).toFixed(1)}%`;
-const SCHEDULE_LABELS: Readonly<Record<Schedule, string>> = {
-  warm: "always warm",
-  "cold-every-10": "cold on turn 1 and every 10th",
-  cold: "every turn cold",
-};
-
 /**
  * The headline (SPEC §11): per mode and preset, the cost of whole sessions against sending them
- * uncompacted, under each cache schedule; warm prefix breaks; the worst session; and the
- * prompt tokens of each session's last turn.
+ * uncompacted, under each cache schedule, without and with the recovery of hidden needed facts,
+ * and the share of those facts visible; warm prefix breaks; the worst session; the prompt tokens
+ * of each session's last turn; then the needed facts in detail (facts-table.ts).
  */
 export function renderCost(results: readonly CostResult[]): string {
   const blocks: string[] = [];
@@ -128,6 +109,8 @@ export function renderCost(results: readonly CostResult[]): string {
         [
           "schedule",
           "own pricing",
+          "with recovery",
+          "facts visible",
           "serving",
           "Anthropic",
           "vLLM prefill",
@@ -145,6 +128,8 @@ export function renderCost(results: readonly CostResult[]): string {
           return [
             SCHEDULE_LABELS[cost.schedule],
             signed(change(cost.compacted.own, cost.bypass.own)),
+            signed(withRecovery(cost)),
+            percent(share(cost.facts.facts, "visible")),
             signed(change(cost.compacted.serving, cost.bypass.serving)),
             signed(change(cost.compacted.anthropic, cost.bypass.anthropic)),
             signed(change(cost.compacted.vllm, cost.bypass.vllm)),
@@ -176,6 +161,7 @@ export function renderCost(results: readonly CostResult[]): string {
           ]),
         ),
       ),
+      renderFacts(result),
     );
   }
   return blocks.join("\n");
