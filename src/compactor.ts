@@ -1,4 +1,5 @@
 import { type BreakContext, nextHistory, priceBreak } from "./cache/break-decision.js";
+import { readDeploymentLifetime, withDeploymentLifetime } from "./cache/deployment-lifetime.js";
 import { acceptEvent, headChange, headEvent, headEventPossible } from "./cache/head-decision.js";
 import { estimateHead, tokensPerChar } from "./cache/head-estimate.js";
 import { cacheLifetime } from "./cache/lifetime.js";
@@ -479,8 +480,13 @@ export class Compactor {
 
   async #history(parsed: Parsed): Promise<History> {
     const now = this.#clock();
-    // An unreadable ledger is an unknown history: warm, nothing replayed (§4a).
-    const ledger = await this.deps.store.ledger(parsed.session).catch(() => EMPTY_LEDGER);
+    // An unreadable ledger is an unknown history: warm, nothing replayed (§4a). The deployment's
+    // learned cache lifetime is read beside it, in the same round trip.
+    const [stored, deployment] = await Promise.all([
+      this.deps.store.ledger(parsed.session).catch(() => EMPTY_LEDGER),
+      readDeploymentLifetime(this.deps.store),
+    ]);
+    const ledger = withDeploymentLifetime(stored, deployment);
     const { digests, ids: chain } = this.#chains.chain(
       parsed.session,
       "received",

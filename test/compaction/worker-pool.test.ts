@@ -130,10 +130,16 @@ describe("WorkerPool", { timeout: 60_000 }, () => {
 
     expect(next).toMatchObject({ kind: "compacted", result: { session: "s2" } });
     await new Promise((done) => setTimeout(done, 500));
-    // From the moment it was given up, every call the store got was the next job's.
+    // From the moment it was given up, every call the store got was the next job's: its
+    // session's, and the deployment's learned lifetime read with its ledger.
     const later = calls.filter(({ at }) => at > given);
     expect(later.length).toBeGreaterThan(0);
-    expect(later.every(({ args }) => args[0] === "s2")).toBe(true);
+    expect(
+      later.every(
+        ({ method, args }) => args[0] === (method === "sharedNumber" ? "lifetime" : "s2"),
+      ),
+    ).toBe(true);
+    expect(later.filter(({ method }) => method === "sharedNumber")).toHaveLength(1);
   });
 
   it("refuses, before parsing it, a body whose heap would not fit the worker's; the next job runs", async () => {
