@@ -88,7 +88,8 @@ export class CacheObserver {
     };
     if (evidence) events?.onLifetimeStep?.(evidence);
     try {
-      // The session's record and the deployment's lifetime side by side: one round trip.
+      // The session's record and the deployment's lifetime side by side: one round trip, two
+      // when another replica stepped the lifetime since this request read it.
       const [, deployment] = await Promise.all([
         store.observe(session, write),
         evidence
