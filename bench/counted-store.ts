@@ -32,6 +32,9 @@ export function countedStore(store: Store, calls: StoreCalls): Store {
       return store.keep(session, ids);
     },
     observe: (session, write) => store.observe(session, write),
+    sharedNumber: (name) => store.sharedNumber(name),
+    swapSharedNumber: (name, expected, next, ttlMs) =>
+      store.swapSharedNumber(name, expected, next, ttlMs),
     ready: () => store.ready(),
     stats: () => store.stats(),
     close: () => store.close(),

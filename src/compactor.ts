@@ -1,4 +1,5 @@
 import { type BreakContext, nextHistory, priceBreak } from "./cache/break-decision.js";
+import { readDeploymentLifetime, withDeploymentLifetime } from "./cache/deployment-lifetime.js";
 import { acceptEvent, headChange, headEvent, headEventPossible } from "./cache/head-decision.js";
 import { estimateHead, tokensPerChar } from "./cache/head-estimate.js";
 import { cacheLifetime } from "./cache/lifetime.js";
@@ -48,6 +49,12 @@ export interface CompactOptions {
   provider?: ProviderChoice;
   /** Explicit session id (header `x-context-guru-session`). */
   session?: string | undefined;
+  /**
+   * The session key a caller already derived from the body it parsed (the proxy routes), so a
+   * job is placed on the worker that ran its session's last one without reading the body again
+   * (src/compaction/job-session.ts). The compactor derives its own key; this names nothing.
+   */
+  placement?: string | undefined;
   /** Run exactly these components (header `x-context-guru-pipeline`). */
   pipeline?: readonly string[] | undefined;
   /** Named preset instead of the configured pipeline (`?preset=`). */
@@ -535,8 +542,13 @@ export class Compactor {
   async #history(parsed: Parsed, options: CompactOptions): Promise<History> {
     const now = this.#clock();
     const { provider, text, scan, body, messages, transcript } = parsed;
-    // An unreadable ledger is an unknown history: warm, nothing replayed (§4a).
-    const ledger = await this.deps.store.ledger(parsed.session).catch(() => EMPTY_LEDGER);
+    // An unreadable ledger is an unknown history: warm, nothing replayed (§4a). The deployment's
+    // learned cache lifetime is read beside it, in the same round trip.
+    const [stored, deployment] = await Promise.all([
+      this.deps.store.ledger(parsed.session).catch(() => EMPTY_LEDGER),
+      readDeploymentLifetime(this.deps.store),
+    ]);
+    const ledger = withDeploymentLifetime(stored, deployment);
     const root = conversationRoot(provider, text, scan, body);
     const { digests, ids: chain } = this.#chains.chain(
       parsed.session,

@@ -1,4 +1,4 @@
-import type { LearnedLifetime, LifetimeBounds, LifetimeEvidence } from "./lifetime.js";
+import type { LearnedLifetime } from "./lifetime.js";
 
 /** Whether a request was (predicted: expected to be; observed: reported as) served from cache. */
 export type CacheHit = "hit" | "miss";
@@ -20,15 +20,14 @@ export interface CacheObservation {
   readonly inputTokens: number;
 }
 
-/** One observation's write: the session's record and what it does to the learned lifetimes. */
+/**
+ * One observation's write to its session's ledger: the record, and the session's learned
+ * lifetime after it (the deployment's is a shared number: cache/deployment-lifetime.ts).
+ */
 export interface ObservationWrite {
   readonly observation: CacheObservation;
   /** The session's learned lifetime after it; undefined leaves it as it was. */
   readonly sessionLifetimeMs: number | undefined;
-  /** The step it asks of the deployment's learned lifetime, if any. */
-  readonly deployment:
-    | { readonly evidence: LifetimeEvidence; readonly bounds: LifetimeBounds }
-    | undefined;
 }
 
 /** An observation as text, for backends that keep strings (Redis). */

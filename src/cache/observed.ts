@@ -1,5 +1,6 @@
 import type { CacheConfig } from "../config/schema.js";
 import type { Store } from "../store/types.js";
+import { DEPLOYMENT_LIFETIME, stepDeploymentLifetime } from "./deployment-lifetime.js";
 import {
   cacheLifetime,
   type LifetimeEvidence,
@@ -84,11 +85,17 @@ export class CacheObserver {
     const write: ObservationWrite = {
       observation,
       sessionLifetimeMs: evidence ? stepLifetime(current, evidence, 1, bounds) : undefined,
-      deployment: evidence ? { evidence, bounds } : undefined,
     };
     if (evidence) events?.onLifetimeStep?.(evidence);
     try {
-      const deployment = await store.observe(session, write);
+      // The session's record and the deployment's lifetime side by side: one round trip, two
+      // when another replica stepped the lifetime since this request read it.
+      const [, deployment] = await Promise.all([
+        store.observe(session, write),
+        evidence
+          ? stepDeploymentLifetime(store, evidence, bounds, prediction.learned?.deployment)
+          : store.sharedNumber(DEPLOYMENT_LIFETIME),
+      ]);
       if (deployment !== undefined) events?.onDeploymentLifetime?.(deployment);
     } catch {
       // Counted by the store's error metric; the answer was already given.

@@ -5,6 +5,7 @@ import type { Store } from "../store/types.js";
 import { bodyText } from "../text/utf8.js";
 import type { InflightBytes } from "./inflight.js";
 import type { JobInput, RehydrateOptions, RehydrateOutcome } from "./job.js";
+import { jobSession } from "./job-session.js";
 import type { WorkerPool } from "./worker-pool.js";
 
 /** Where a job ran and how it ended, for metrics. */
@@ -56,7 +57,8 @@ export class Compaction {
     try {
       if (thread === "worker" && pool) {
         const { signal: _signal, commit: _commit, ahead: _ahead, ...crossing } = options;
-        const outcome = await pool.compact(input, crossing, deadline.signal);
+        const session = jobSession(input, options.session ?? options.placement);
+        const outcome = await pool.compact(input, crossing, deadline.signal, session);
         if (outcome.kind === "compacted") {
           this.deps.onCompacted?.(outcome.result);
           return this.#ended("compact", thread, "completed", outcome.result);

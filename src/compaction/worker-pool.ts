@@ -4,6 +4,7 @@ import {
   type ResourceLimits,
   type Worker,
 } from "node:worker_threads";
+import { LRUCache } from "lru-cache";
 import type { CompactResult } from "../compactor.js";
 import type { Store } from "../store/types.js";
 import type {
@@ -17,6 +18,7 @@ import type {
   RehydrateOutcome,
   WorkerSetup,
 } from "./job.js";
+import { type PlacementWorker, placeNext } from "./placement.js";
 import { startWorker } from "./start-worker.js";
 import { serveStore, storeSnapshot } from "./store-rpc.js";
 
@@ -47,6 +49,16 @@ export interface WorkerPoolOptions {
   readonly store: Store;
   /** Heap bounds of each worker (see startWorker: the process's heap flag wins). */
   readonly resourceLimits?: ResourceLimits;
+  /** Each job as a worker starts it. */
+  readonly onStart?: ((start: JobStart) => void) | undefined;
+}
+
+/** A job given to a worker thread. */
+export interface JobStart {
+  readonly session: string | undefined;
+  readonly threadId: number;
+  /** It went to its session's home: the worker that started the session's previous job. */
+  readonly home: boolean;
 }
 
 type Request =
@@ -56,8 +68,14 @@ type Request =
 /** Bodies from this size on are large: the reserve worker never runs them (see #spawn). */
 export const LARGE_JOB_BYTES = 1024 * 1024;
 
+/** Sessions whose home worker is remembered, the least recently started forgotten first. */
+export const MAX_HOMES = 4096;
+
 interface Job {
   readonly request: Request;
+  /** The session it belongs to, if known (src/compaction/job-session.ts). */
+  readonly session: string | undefined;
+  readonly bytes: number;
   readonly large: boolean;
   readonly signal: AbortSignal;
   resolve(outcome: JobOutcome): void;
@@ -65,6 +83,8 @@ interface Job {
 }
 
 interface Slot {
+  /** Names the worker in the session → home map; never reused. */
+  readonly id: number;
   readonly worker: Worker;
   /** Runs medium bodies only (see #spawn). */
   readonly reserve: boolean;
@@ -77,8 +97,10 @@ interface Slot {
 
 /**
  * Compaction off the event loop (§10): a pool of worker threads, started as jobs need them (or
- * all at once by `warm`), one job per thread at a time, the rest in order of arrival. A job waits
- * in the queue until a worker has loaded, so a job given up while workers boot costs no worker.
+ * all at once by `warm`), one job per thread at a time, the rest in order of arrival; a session's
+ * jobs go to the worker that started its last one where that costs no one anything (placement.ts;
+ * the last MAX_HOMES sessions are remembered). A job waits in the queue until a worker has
+ * loaded, so a job given up while workers boot costs no worker.
  * A job given up by its signal is dropped from the queue, or its worker is terminated (whatever
  * it is doing) and its store calls refused from then on; a worker that stops (out of memory)
  * fails only its own job. Either way a fresh worker takes its place.
@@ -88,6 +110,9 @@ export class WorkerPool {
   readonly #setup: WorkerSetup;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
+  /** Each session's home: the id of the worker that started its last job. */
+  readonly #homes = new LRUCache<string, number>({ max: MAX_HOMES });
+  #nextId = 0;
   #closed = false;
   /** Keep every worker running (after `warm`): a stopped one is replaced at once. */
   #warm = false;
@@ -111,12 +136,20 @@ export class WorkerPool {
     return this.#slots.filter((slot) => slot.running !== undefined).length;
   }
 
-  compact(input: JobInput, options: JobCompactOptions, signal: AbortSignal) {
-    return this.#run({ kind: "compact", input, options }, signal) as Promise<CompactOutcome>;
+  /** `session`: the session the body belongs to, if known (src/compaction/job-session.ts). */
+  compact(
+    input: JobInput,
+    options: JobCompactOptions,
+    signal: AbortSignal,
+    session?: string | undefined,
+  ) {
+    const request: Request = { kind: "compact", input, options };
+    return this.#run(request, signal, session) as Promise<CompactOutcome>;
   }
 
   rehydrate(input: JobInput, options: RehydrateOptions, signal: AbortSignal) {
-    return this.#run({ kind: "rehydrate", input, options }, signal) as Promise<RehydrateOutcome>;
+    const request: Request = { kind: "rehydrate", input, options };
+    return this.#run(request, signal, undefined) as Promise<RehydrateOutcome>;
   }
 
   /**
@@ -135,12 +168,15 @@ export class WorkerPool {
     await Promise.all(this.#slots.splice(0).map((slot) => this.#stop(slot)));
   }
 
-  #run(request: Request, signal: AbortSignal): Promise<JobOutcome> {
+  #run(request: Request, signal: AbortSignal, session: string | undefined): Promise<JobOutcome> {
     if (this.#closed || signal.aborted) return Promise.reject(new JobAbandonedError());
     return new Promise<JobOutcome>((resolve, reject) => {
+      const bytes = request.input.length;
       const job: Job = {
         request,
-        large: request.input.length >= LARGE_JOB_BYTES,
+        session,
+        bytes,
+        large: bytes >= LARGE_JOB_BYTES,
         signal,
         resolve: (outcome) => {
           signal.removeEventListener("abort", abandon);
@@ -160,22 +196,18 @@ export class WorkerPool {
 
   #pump(): void {
     while (!this.#closed && this.#queue.length > 0) {
-      // Each loaded idle worker takes the first job in order of arrival that it may run: the
-      // reserve worker never a large body, so a medium body never waits seconds behind one.
-      let dispatched = false;
-      for (const slot of this.#slots) {
-        if (!slot.ready || slot.running) continue;
-        const next = this.#queue.findIndex((job) => !job.large || !slot.reserve);
-        if (next < 0) continue;
-        this.#dispatch(slot, this.#queue.splice(next, 1)[0] as Job);
-        dispatched = true;
-        break;
+      const workers = this.#slots.map(placementView);
+      const placed = placeNext(this.#queue, workers, (session) => this.#homes.peek(session));
+      if (placed.job !== undefined) {
+        const slot = this.#slots.find((candidate) => candidate.id === placed.worker.id) as Slot;
+        this.#dispatch(slot, this.#queue.splice(placed.job, 1)[0] as Job);
+        continue;
       }
-      if (dispatched) continue;
-      // Nothing can start now: start workers for the jobs waiting beyond those booting.
+      // Nothing can start now: start workers for the jobs waiting for one, beyond those
+      // booting (a job waiting for its busy home needs none).
       const booting = this.#slots.filter((slot) => !slot.ready).length;
       const wanted = Math.min(
-        this.#queue.length - booting,
+        this.#queue.length - placed.waitingForHome - booting,
         this.#options.size - this.#slots.length,
       );
       for (let started = 0; started < wanted; started++) this.#spawn();
@@ -197,6 +229,7 @@ export class WorkerPool {
       !this.#slots.some((slot) => slot.reserve) &&
       this.#slots.some((slot) => !slot.reserve);
     const slot: Slot = {
+      id: this.#nextId++,
       worker,
       reserve,
       ready: false,
@@ -241,6 +274,10 @@ export class WorkerPool {
   }
 
   #dispatch(slot: Slot, job: Job): void {
+    const { session } = job;
+    const home = session !== undefined && this.#homes.get(session) === slot.id;
+    if (session !== undefined) this.#homes.set(session, slot.id);
+    this.#options.onStart?.({ session, threadId: slot.worker.threadId, home });
     const { port1, port2 } = new MessageChannel();
     // A compaction's answer sent ahead of the store write that commits it: the job is answered
     // as soon as that write succeeds here; the worker takes its next job once it reports done.
@@ -304,4 +341,14 @@ export class WorkerPool {
     this.#release(slot);
     await slot.worker.terminate().catch(() => undefined);
   }
+}
+
+function placementView(slot: Slot): PlacementWorker {
+  const running = slot.running?.job;
+  return {
+    id: slot.id,
+    ready: slot.ready,
+    reserve: slot.reserve,
+    running: running && { session: running.session, bytes: running.bytes },
+  };
 }

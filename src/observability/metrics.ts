@@ -26,6 +26,8 @@ export const storeOperations = [
   "ledger",
   "keep",
   "observe",
+  "sharedNumber",
+  "swapSharedNumber",
   "ready",
   "stats",
   "connection",

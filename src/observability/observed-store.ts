@@ -19,6 +19,9 @@ export function observedStore(store: Store, metrics: Pick<Metrics, "storeError">
     ledger: (session) => counted("ledger", () => store.ledger(session)),
     keep: (session, ids) => counted("keep", () => store.keep(session, ids)),
     observe: (session, write) => counted("observe", () => store.observe(session, write)),
+    sharedNumber: (name) => counted("sharedNumber", () => store.sharedNumber(name)),
+    swapSharedNumber: (name, expected, next, ttlMs) =>
+      counted("swapSharedNumber", () => store.swapSharedNumber(name, expected, next, ttlMs)),
     ready: () => counted("ready", () => store.ready()),
     stats: () => store.stats(),
     close: () => store.close(),

@@ -57,10 +57,11 @@ export async function prepareRequest(
     return "not_json";
   }
   const bypass = headers.get("x-context-guru-bypass")?.toLowerCase() === "true";
-  const compacted = bypass ? undefined : await compactWithin(deps, original, options);
+  const session = sessionKey(body, explicit);
+  const compacted = bypass ? undefined : await compactWithin(deps, original, session, options);
   return {
     text: compacted?.text ?? original,
-    session: compacted?.session ?? sessionKey(body, explicit),
+    session: compacted?.session ?? session,
     // Only markers this compaction wrote or replayed resolve: a marker quoted in a message, or
     // one from another conversation, is not this request's to expand (§10).
     allowed: new Set(compacted?.markerIds ?? []),
@@ -74,10 +75,14 @@ export async function prepareRequest(
 /**
  * The request's compaction as the routes run it (admitted, off the event loop when large, cut
  * off at `limits.compact_timeout_ms` or when the client goes away): undefined on any of those.
+ * It is given the session key already derived from the parsed body to place its job, so a worker
+ * thread is chosen by the session without the body being read again
+ * (src/compaction/job-session.ts); the explicit id, if any, is the header's.
  */
 async function compactWithin(
   deps: PrepareDeps,
   text: string,
+  session: string,
   options: PrepareOptions,
 ): Promise<CompactResult | undefined> {
   const { headers } = options;
@@ -85,6 +90,7 @@ async function compactWithin(
     return await deps.compactor.compact(text, {
       provider: options.provider,
       session: headers.get("x-context-guru-session") ?? undefined,
+      placement: session,
       pipeline: headers
         .get("x-context-guru-pipeline")
         ?.split(",")

@@ -20,6 +20,9 @@ export function withDeadline(store: Store, timeoutMs: number): Store {
     keep: (session: string, ids: readonly string[]) =>
       bound("keep", () => store.keep(session, ids)),
     observe: (session, write) => bound("observe", () => store.observe(session, write)),
+    sharedNumber: (name) => bound("sharedNumber", () => store.sharedNumber(name)),
+    swapSharedNumber: (name, expected, next, ttlMs) =>
+      bound("swapSharedNumber", () => store.swapSharedNumber(name, expected, next, ttlMs)),
     ready: () => bound("ready", () => store.ready()).catch(() => false),
     stats: (): Promise<StoreStats> => bound("stats", () => store.stats()),
     close: () => bound("close", () => store.close()),

@@ -1,5 +1,4 @@
 import { LRUCache } from "lru-cache";
-import { DEPLOYMENT_WEIGHT, stepLifetime } from "../cache/lifetime.js";
 import type { ObservationWrite } from "../cache/observation.js";
 import {
   EMPTY_LEDGER,
@@ -27,8 +26,6 @@ export interface MemoryLedgerOptions {
 export class MemoryLedgers {
   readonly #ledgers: LRUCache<string, SessionLedger>;
   readonly #maxKept: number;
-  /** The deployment's learned cache lifetime (ms): every session of this process moves it. */
-  #deploymentLifetime: number | undefined;
 
   constructor(options: MemoryLedgerOptions) {
     const { clock } = options;
@@ -44,27 +41,20 @@ export class MemoryLedgers {
   }
 
   get(session: string): SessionLedger {
-    const ledger = this.#stored(session);
-    const deployment = this.#deploymentLifetime;
-    if (deployment === undefined) return ledger;
-    return { ...ledger, learned: { session: ledger.learned?.session, deployment } };
-  }
-
-  #stored(session: string): SessionLedger {
     return this.#ledgers.get(session) ?? EMPTY_LEDGER;
   }
 
   write(session: string, write: LedgerWrite): void {
-    const ledger = this.#stored(session);
+    const ledger = this.get(session);
     const heads = new Map<string, Head>(ledger.heads);
     for (const id of write.evict) heads.delete(id);
     if (write.chain !== undefined && write.head !== undefined) heads.set(write.chain, write.head);
     this.#ledgers.set(session, { ...ledger, lastRequestAt: write.at, heads });
   }
 
-  /** Records an observation; the deployment's learned lifetime after it. */
-  observe(session: string, write: ObservationWrite): number | undefined {
-    const ledger = this.#stored(session);
+  /** Records an observation, and the session's learned lifetime when the write carries one. */
+  observe(session: string, write: ObservationWrite): void {
+    const ledger = this.get(session);
     const sessionLifetime = write.sessionLifetimeMs ?? ledger.learned?.session;
     this.#ledgers.set(session, {
       ...ledger,
@@ -74,17 +64,11 @@ export class MemoryLedgers {
         ? {}
         : { learned: { session: sessionLifetime, deployment: undefined } }),
     });
-    if (write.deployment) {
-      const { evidence, bounds } = write.deployment;
-      const current = this.#deploymentLifetime ?? bounds.priorMs;
-      this.#deploymentLifetime = stepLifetime(current, evidence, DEPLOYMENT_WEIGHT, bounds);
-    }
-    return this.#deploymentLifetime;
   }
 
   keep(session: string, ids: readonly string[]): void {
     if (ids.length === 0) return;
-    const ledger = this.#stored(session);
+    const ledger = this.get(session);
     const kept = new Set(ledger.kept);
     addNewest(kept, ids, this.#maxKept);
     this.#ledgers.set(session, { ...ledger, kept });
@@ -92,7 +76,6 @@ export class MemoryLedgers {
 
   clear(): void {
     this.#ledgers.clear();
-    this.#deploymentLifetime = undefined;
   }
 }
 

@@ -5,9 +5,10 @@ import { StoreCapacityError } from "../errors/store-error.js";
 import type { SessionLedger } from "../session/ledger.js";
 import { checkPut, ENTRY_OVERHEAD_BYTES, valueBytes } from "./entry-size.js";
 import { MemoryLedgers } from "./memory-ledgers.js";
+import { MemorySharedNumbers } from "./memory-shared-numbers.js";
 import { chargeOf, SessionQuota, sessionLimits } from "./session-quota.js";
 import { addNewest } from "./sticky-order.js";
-import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
+import type { PutOptions, SharedNumberSwap, StashEntry, Store, StoreStats } from "./types.js";
 
 /** A kept original and the sessions allowed to read it (oldest first, at most `max_sessions`). */
 interface Kept {
@@ -27,16 +28,18 @@ export interface MemoryStoreOptions {
  * The in-process store (§7): one LRU of originals bounded by count (`max_entries`), bytes
  * (`max_bytes`: exact UTF-8 size of value, key and owner ids plus a fixed overhead per entry) and
  * time (`ttl_seconds`, slid by every owned read), plus the session ledgers (memory-ledgers.ts)
- * bounded by `max_ledger_bytes`. Owner records live on the entry, so they expire and are evicted
- * together with the value. Each session is held to its share of both bounds
- * (src/store/session-quota.ts): past it, its own least recently used entries go first. With
- * `enabled: false` (clean mode) nothing is stashed; ledgers are still kept.
+ * bounded by `max_ledger_bytes`, and the deployment's shared numbers (memory-shared-numbers.ts).
+ * Owner records live on the entry, so they expire and are evicted together with the value. Each
+ * session is held to its share of both bounds (src/store/session-quota.ts): past it, its own
+ * least recently used entries go first. With `enabled: false` (clean mode) nothing is stashed;
+ * ledgers are still kept.
  */
 export class MemoryStore implements Store {
   readonly backend = "memory";
   readonly persists: boolean;
   readonly #kept: LRUCache<string, Kept>;
   readonly #ledgers: MemoryLedgers;
+  readonly #shared: MemorySharedNumbers;
   readonly #config: StoreConfig;
   readonly #quota: SessionQuota;
 
@@ -73,6 +76,7 @@ export class MemoryStore implements Store {
       maxKept: config.max_kept_ids,
       clock,
     });
+    this.#shared = new MemorySharedNumbers(clock ?? Date.now);
   }
 
   async put(session: string, entries: readonly StashEntry[], options?: PutOptions): Promise<void> {
@@ -144,8 +148,21 @@ export class MemoryStore implements Store {
     this.#ledgers.keep(session, ids);
   }
 
-  async observe(session: string, write: ObservationWrite): Promise<number | undefined> {
-    return this.#ledgers.observe(session, write);
+  async observe(session: string, write: ObservationWrite): Promise<void> {
+    this.#ledgers.observe(session, write);
+  }
+
+  async sharedNumber(name: string): Promise<number | undefined> {
+    return this.#shared.get(name);
+  }
+
+  async swapSharedNumber(
+    name: string,
+    expected: number | undefined,
+    next: number,
+    ttlMs: number,
+  ): Promise<SharedNumberSwap> {
+    return this.#shared.swap(name, expected, next, ttlMs);
   }
 
   async ready(): Promise<boolean> {
@@ -160,6 +177,7 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     this.#kept.clear();
     this.#ledgers.clear();
+    this.#shared.clear();
     this.#quota.clear();
   }
 }

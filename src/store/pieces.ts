@@ -118,6 +118,9 @@ export function withPieces(store: Store, maxEntryBytes: number): Store {
     ledger: (session) => store.ledger(session),
     keep: (session, ids) => store.keep(session, ids),
     observe: (session, write) => store.observe(session, write),
+    sharedNumber: (name) => store.sharedNumber(name),
+    swapSharedNumber: (name, expected, next, ttlMs) =>
+      store.swapSharedNumber(name, expected, next, ttlMs),
     ready: () => store.ready(),
     stats: () => store.stats(),
     close: () => store.close(),

@@ -6,29 +6,30 @@
  *   request, `h:<conversation id>` one encoded head each, `k:<content id>` one kept-verbatim id
  *   each (its value orders them), `kn` the last order number given, `c` the session's learned
  *   cache lifetime (ms), `s` its latest cache observation (encoded).
- * - `<prefix>lifetime`: the deployment's learned cache lifetime (ms), shared by every replica.
+ * - `<prefix>n:<name>`: one number the whole deployment shares (Store `sharedNumber`), e.g.
+ *   `n:lifetime`, the deployment's learned cache lifetime (src/cache/deployment-lifetime.ts).
  *
  * In `cluster` mode every key of one session carries the hash tag `{<session>}`, so they share
  * one hash slot and a request's write stays one MULTI/EXEC on one shard:
  * `<prefix>{<session>}e:<key>` and `<prefix>{<session>}l`. An original stashed by two sessions
- * is then kept once per session. Keys of the whole deployment (`lifetime`, `hash-key`) are one
+ * is then kept once per session. Keys of the whole deployment (`n:<name>`, `hash-key`) are one
  * key each and live wherever their slot falls. A new per-session key takes the session in both
  * layouts below, so it lands in the session's slot.
  */
 export function redisKeys(prefix: string, mode: RedisMode = "standalone"): RedisKeys {
-  const lifetime = `${prefix}lifetime`;
+  const shared = (name: string) => `${prefix}n:${name}`;
   if (mode === "cluster") {
     const slot = (session: string) => `${prefix}{${session}}`;
     return {
       entry: (session, key) => `${slot(session)}e:${key}`,
       ledger: (session) => `${slot(session)}l`,
-      lifetime,
+      shared,
     };
   }
   return {
     entry: (_session, key) => `${prefix}e:${key}`,
     ledger: (session) => `${prefix}l:${session}`,
-    lifetime,
+    shared,
   };
 }
 
@@ -39,7 +40,8 @@ export interface RedisKeys {
   /** The original `key` as stashed by `session`. */
   entry(session: string, key: string): string;
   ledger(session: string): string;
-  lifetime: string;
+  /** The deployment's shared number `name`. */
+  shared(name: string): string;
 }
 
 export const LAST_REQUEST_FIELD = "t";
@@ -48,24 +50,18 @@ export const KEPT_PREFIX = "k:";
 export const LIFETIME_FIELD = "c";
 export const OBSERVED_FIELD = "s";
 
-/** How long the deployment's learned lifetime outlives its last evidence. */
-export const DEPLOYMENT_LIFETIME_TTL_MS = 7 * 24 * 3600 * 1000;
-
 /**
- * Moves the deployment's learned lifetime KEYS[1] one step, atomically across replicas, as
- * stepLifetime (src/cache/lifetime.ts) does: ARGV[1] prior, ARGV[2] step (`shorten` or
- * `lengthen`), ARGV[3] target, ARGV[4] weight, ARGV[5] min, ARGV[6] max (ms), ARGV[7] key TTL
- * (ms). Returns the lifetime after the step.
+ * Compare-and-set of the shared number KEYS[1]: if it holds ARGV[1] (compared as numbers; '' for
+ * unset, and a value that is not a number counts as unset), sets it to ARGV[2] for ARGV[3] ms.
+ * Returns {1, ARGV[2]} when set, else {0, what it holds ('' for nothing)}.
  */
-export const STEP_LIFETIME_LUA = `
-local current = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
-local target = tonumber(ARGV[3])
-local moves = (ARGV[2] == 'shorten' and target < current) or (ARGV[2] == 'lengthen' and target > current)
-local next = current
-if moves then next = math.floor(current + (target - current) * tonumber(ARGV[4]) + 0.5) end
-next = math.min(tonumber(ARGV[6]), math.max(tonumber(ARGV[5]), next))
-redis.call('SET', KEYS[1], next, 'PX', ARGV[7])
-return next
+export const SWAP_NUMBER_LUA = `
+local held = redis.call('GET', KEYS[1])
+if tonumber(held or '') == tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return {1, ARGV[2]}
+end
+return {0, held or ''}
 `;
 
 export const VALUE_FIELD = "v";

@@ -1,5 +1,4 @@
 import type { ChainableCommander } from "ioredis";
-import { DEPLOYMENT_WEIGHT } from "../cache/lifetime.js";
 import {
   type CacheObservation,
   decodeObservation,
@@ -18,7 +17,6 @@ import {
 import { checkPut } from "./entry-size.js";
 import { createRedisClient, masters, type RedisClient } from "./redis-client.js";
 import {
-  DEPLOYMENT_LIFETIME_TTL_MS,
   GET_OWNED_LUA,
   HEAD_PREFIX,
   KEEP_LUA,
@@ -29,10 +27,10 @@ import {
   ownerField,
   type RedisKeys,
   redisKeys,
-  STEP_LIFETIME_LUA,
+  SWAP_NUMBER_LUA,
   VALUE_FIELD,
 } from "./redis-keys.js";
-import type { PutOptions, StashEntry, Store, StoreStats } from "./types.js";
+import type { PutOptions, SharedNumberSwap, StashEntry, Store, StoreStats } from "./types.js";
 
 export interface RedisStoreOptions {
   /** Connection problems, reported as they happen (the client reconnects by itself). */
@@ -44,13 +42,7 @@ type Reply = [error: Error | null, result: unknown];
 interface Scripts {
   cgGetOwned(key: string, owner: string, ttlMs: string): Promise<string | null>;
   cgKeep(key: string, cap: string, ttlMs: string, ...ids: string[]): Promise<number>;
-}
-/** The lifetime step as a command of a transaction or of the client (see redis-keys.ts). */
-interface StepLifetime {
-  cgStepLifetime(key: string, ...args: string[]): unknown;
-}
-interface StepLifetimeCommand {
-  cgStepLifetime(key: string, ...args: string[]): Promise<unknown>;
+  cgSwapNumber(key: string, expected: string, next: string, ttlMs: string): Promise<unknown>;
 }
 
 /** How long a successful or failed PING answers readiness before it is asked again. */
@@ -63,11 +55,13 @@ const READY_CACHE_MS = 1_000;
  * unreachable (no offline queue) and the client reconnects with capped backoff; readiness
  * follows the connection.
  *
+ * A shared number is one key of its own, read with GET and compare-and-set by one script, so it
+ * is atomic across replicas in both modes.
+ *
  * In cluster mode (`store.redis.mode: cluster`) one session's keys share a hash slot
- * (redis-keys.ts), so a put is still one MULTI/EXEC on one shard. Only the deployment's learned
- * lifetime lives elsewhere: it is read and stepped beside the session's transaction, in
- * parallel, so a call still waits one round trip. Readiness also asks for `cluster_state:ok`,
- * and a connection problem is reported once until the cluster is ready again.
+ * (redis-keys.ts), so a put is still one MULTI/EXEC on one shard; a shared number lives on
+ * whichever shard its slot falls. Readiness also asks for `cluster_state:ok`, and a connection
+ * problem is reported once until the cluster is ready again.
  */
 export class RedisStore implements Store {
   readonly backend = "redis";
@@ -96,7 +90,7 @@ export class RedisStore implements Store {
     });
     this.redis.defineCommand("cgGetOwned", { numberOfKeys: 1, lua: GET_OWNED_LUA });
     this.redis.defineCommand("cgKeep", { numberOfKeys: 1, lua: KEEP_LUA });
-    this.redis.defineCommand("cgStepLifetime", { numberOfKeys: 1, lua: STEP_LIFETIME_LUA });
+    this.redis.defineCommand("cgSwapNumber", { numberOfKeys: 1, lua: SWAP_NUMBER_LUA });
     if (this.#cluster) {
       const report = (error: Error) => {
         if (this.#reported) return;
@@ -143,21 +137,11 @@ export class RedisStore implements Store {
   async ledger(session: string): Promise<SessionLedger> {
     const key = this.#keys.ledger(session);
     const transaction = this.redis.multi().hgetall(key).pexpire(key, this.#ttlMs);
-    if (this.#cluster) {
-      const [[fields], deployment] = await Promise.all([
-        this.#exec("ledger", transaction.exec()),
-        this.#call("ledger", this.redis.get(this.#keys.lifetime)),
-      ]);
-      return readLedger(fields, deployment);
-    }
-    const [fields, , deployment] = await this.#exec(
-      "ledger",
-      transaction.get(this.#keys.lifetime).exec(),
-    );
-    return readLedger(fields, deployment);
+    const [fields] = await this.#exec("ledger", transaction.exec());
+    return readLedger(fields);
   }
 
-  async observe(session: string, write: ObservationWrite): Promise<number | undefined> {
+  async observe(session: string, write: ObservationWrite): Promise<void> {
     const key = this.#keys.ledger(session);
     const fields = [OBSERVED_FIELD, encodeObservation(write.observation)];
     if (write.sessionLifetimeMs !== undefined) {
@@ -167,35 +151,28 @@ export class RedisStore implements Store {
       .multi()
       .hset(key, ...fields)
       .pexpire(key, this.#ttlMs);
-    const lifetime = this.#keys.lifetime;
-    const { deployment } = write;
-    const step =
-      deployment === undefined
-        ? undefined
-        : [
-            String(deployment.bounds.priorMs),
-            deployment.evidence.step,
-            String(deployment.evidence.targetMs),
-            String(DEPLOYMENT_WEIGHT),
-            String(deployment.bounds.minMs),
-            String(deployment.bounds.maxMs),
-            String(DEPLOYMENT_LIFETIME_TTL_MS),
-          ];
-    if (this.#cluster) {
-      const client = this.redis as unknown as StepLifetimeCommand;
-      const [, after] = await Promise.all([
-        this.#exec("observe", transaction.exec()),
-        this.#call(
-          "observe",
-          step ? client.cgStepLifetime(lifetime, ...step) : this.redis.get(lifetime),
-        ),
-      ]);
-      return readCount(after);
-    }
-    if (step) (transaction as unknown as StepLifetime).cgStepLifetime(lifetime, ...step);
-    else transaction.get(lifetime);
-    const [, , after] = await this.#exec("observe", transaction.exec());
-    return readCount(after);
+    await this.#exec("observe", transaction.exec());
+  }
+
+  async sharedNumber(name: string): Promise<number | undefined> {
+    return readNumber(await this.#call("sharedNumber", this.redis.get(this.#keys.shared(name))));
+  }
+
+  async swapSharedNumber(
+    name: string,
+    expected: number | undefined,
+    next: number,
+    ttlMs: number,
+  ): Promise<SharedNumberSwap> {
+    const pending = this.#scripts.cgSwapNumber(
+      this.#keys.shared(name),
+      expected === undefined ? "" : String(expected),
+      String(next),
+      String(ttlMs),
+    );
+    const reply = await this.#call("swapSharedNumber", pending);
+    const [swapped, held] = Array.isArray(reply) ? reply : [];
+    return { swapped: swapped === 1, current: readNumber(held) };
   }
 
   async keep(session: string, ids: readonly string[]): Promise<void> {
@@ -303,11 +280,15 @@ function readCount(value: unknown): number | undefined {
   return Number.isInteger(number) && number >= 0 ? number : undefined;
 }
 
-/**
- * The ledger a HGETALL reply holds, with the deployment's learned lifetime; records that do not
- * decode are left out.
- */
-function readLedger(fields: unknown, deploymentLifetime: unknown): SessionLedger {
+/** The number a shared number's reply holds; undefined for none (`''`, nil) or not a number. */
+function readNumber(value: unknown): number | undefined {
+  if (value === null || value === undefined || value === "") return undefined;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : undefined;
+}
+
+/** The ledger a HGETALL reply holds; records that do not decode are left out. */
+function readLedger(fields: unknown): SessionLedger {
   const heads = new Map<string, Head>();
   const kept: [string, number][] = [];
   let lastRequestAt: number | undefined;
@@ -332,16 +313,13 @@ function readLedger(fields: unknown, deploymentLifetime: unknown): SessionLedger
     }
   }
   kept.sort((a, b) => a[1] - b[1]);
-  const deployment = readCount(deploymentLifetime);
-  const learned =
-    sessionLifetime === undefined && deployment === undefined
-      ? undefined
-      : { session: sessionLifetime, deployment };
   return {
     lastRequestAt,
     heads,
     kept: new Set(kept.map(([id]) => id)),
-    ...(learned ? { learned } : {}),
+    ...(sessionLifetime === undefined
+      ? {}
+      : { learned: { session: sessionLifetime, deployment: undefined } }),
     ...(observed ? { observed } : {}),
   };
 }

@@ -13,6 +13,14 @@ export interface PutOptions {
   readonly ledger?: LedgerWrite;
 }
 
+/** What a compare-and-set of a shared number did. */
+export interface SharedNumberSwap {
+  /** True when the number held what was expected and now holds the new value. */
+  readonly swapped: boolean;
+  /** What the number holds after the call (undefined: unset), the new value when swapped. */
+  readonly current: number | undefined;
+}
+
 export interface StoreStats {
   readonly entries: number;
   readonly bytes: number;
@@ -51,10 +59,26 @@ export interface Store {
   keep(session: string, ids: readonly string[]): Promise<void>;
   /**
    * Records what the server served for one of the session's requests (§4a "Observed cache
-   * state") and moves the learned lifetimes; resolves to the deployment's learned lifetime after
-   * it (ms), undefined while nothing has moved it.
+   * state"), and the session's learned cache lifetime when the write carries one.
    */
-  observe(session: string, write: ObservationWrite): Promise<number | undefined>;
+  observe(session: string, write: ObservationWrite): Promise<void>;
+  /**
+   * The number `name` the whole deployment shares (every session; on Redis every replica), or
+   * undefined while it is unset or has expired. What a number means is its caller's business.
+   */
+  sharedNumber(name: string): Promise<number | undefined>;
+  /**
+   * Compare-and-set: sets the shared number `name` to `next`, kept `ttlMs` from now, only if it
+   * still holds `expected` (undefined: unset), as one atomic step across replicas. Resolves to
+   * what it holds after the call, so a caller that expected a stale value computes again from
+   * `current` without another read (src/store/shared-number.ts).
+   */
+  swapSharedNumber(
+    name: string,
+    expected: number | undefined,
+    next: number,
+    ttlMs: number,
+  ): Promise<SharedNumberSwap>;
   /** True when the backend can serve requests now (readiness). */
   ready(): Promise<boolean>;
   stats(): Promise<StoreStats>;

@@ -7,6 +7,7 @@ import type { Store } from "../../src/store/types.js";
 import { sample } from "../observability/prometheus-text.js";
 import {
   anthropicTurns,
+  learnedLifetimes,
   openaiTurns,
   responsesTurns,
   type Served,
@@ -119,7 +120,7 @@ describe("observed cache state on the proxy routes", () => {
       served = { cached: 0, prompt: 4400 };
       const second = await send(harness, provider, streaming, 1, session);
       const secondSeen = await observedAt(harness.store, session, clock.now);
-      const learned = (await harness.store.ledger(session)).learned;
+      const learned = await learnedLifetimes(harness.store, session);
 
       clock.now = T0 + 240 * SECOND;
       served = { cached: 4400, prompt: 4800 };
@@ -182,7 +183,7 @@ describe("observed cache state on the proxy routes", () => {
       served = { cached: 3600, prompt: 4400 };
       const late = await send(harness, provider, streaming, 1, session);
       const seen = await observedAt(harness.store, session, clock.now);
-      const learned = (await harness.store.ledger(session)).learned;
+      const learned = await learnedLifetimes(harness.store, session);
 
       clock.now = T0 + 850 * SECOND;
       const next = await send(harness, provider, streaming, 2, session);
@@ -289,6 +290,9 @@ describe("a store that cannot record the observation", () => {
           attempts.push(session);
           throw new Error("store down");
         },
+        sharedNumber: (name) => memory.sharedNumber(name),
+        swapSharedNumber: (name, expected, next, ttlMs) =>
+          memory.swapSharedNumber(name, expected, next, ttlMs),
         ready: () => memory.ready(),
         stats: () => memory.stats(),
         close: () => memory.close(),

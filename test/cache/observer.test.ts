@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEPLOYMENT_LIFETIME } from "../../src/cache/deployment-lifetime.js";
 import type { LifetimeEvidence } from "../../src/cache/lifetime.js";
 import type {
   CacheObservation,
@@ -44,7 +45,11 @@ describe("CacheObserver.record", () => {
     const { observer, seen } = observe(store);
     const learned = { session: undefined, deployment: 200_000 };
     await observer.record("s", prediction({ learned }), { cachedTokens: 64, inputTokens: 4400 });
-    expect({ seen, learned: (await store.ledger("s")).learned }).toEqual({
+    expect({
+      seen,
+      learned: (await store.ledger("s")).learned,
+      deployment: await store.sharedNumber(DEPLOYMENT_LIFETIME),
+    }).toEqual({
       seen: {
         observed: [
           {
@@ -60,8 +65,22 @@ describe("CacheObserver.record", () => {
         // This store's deployment lifetime started from the prior, 300 s.
         deployment: [252_000],
       },
-      learned: { session: 108_000, deployment: 252_000 },
+      learned: { session: 108_000, deployment: undefined },
+      deployment: 252_000,
     });
+  });
+
+  it("steps the deployment's lifetime from what the store holds when another step came first", async () => {
+    const store = new MemoryStore(storeSchema.parse({}));
+    const { observer, seen } = observe(store);
+    // Another session's miss moved it to 252 s after this request read it unset.
+    await store.swapSharedNumber(DEPLOYMENT_LIFETIME, undefined, 252_000, 60_000);
+    await observer.record("s", prediction(), { cachedTokens: 64, inputTokens: 4400 });
+    // 252 s a quarter of the way to 108 s: both steps applied, neither lost.
+    expect([seen.deployment, await store.sharedNumber(DEPLOYMENT_LIFETIME)]).toEqual([
+      [216_000],
+      216_000,
+    ]);
   });
 
   it("the first request of a session teaches nothing about the lifetime", async () => {

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { largeLogBody, tinyMessagesBody } from "../../bench/large-bodies.js";
 import { WORKER_NICE } from "../../src/compaction/thread-priority.js";
-import { JobAbandonedError, WorkerPool } from "../../src/compaction/worker-pool.js";
+import { JobAbandonedError, type JobStart, WorkerPool } from "../../src/compaction/worker-pool.js";
 import { Compactor } from "../../src/compactor.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
@@ -130,10 +130,16 @@ describe("WorkerPool", { timeout: 60_000 }, () => {
 
     expect(next).toMatchObject({ kind: "compacted", result: { session: "s2" } });
     await new Promise((done) => setTimeout(done, 500));
-    // From the moment it was given up, every call the store got was the next job's.
+    // From the moment it was given up, every call the store got was the next job's: its
+    // session's, and the deployment's learned lifetime read with its ledger.
     const later = calls.filter(({ at }) => at > given);
     expect(later.length).toBeGreaterThan(0);
-    expect(later.every(({ args }) => args[0] === "s2")).toBe(true);
+    expect(
+      later.every(
+        ({ method, args }) => args[0] === (method === "sharedNumber" ? "lifetime" : "s2"),
+      ),
+    ).toBe(true);
+    expect(later.filter(({ method }) => method === "sharedNumber")).toHaveLength(1);
   });
 
   it("refuses, before parsing it, a body whose heap would not fit the worker's; the next job runs", async () => {
@@ -203,5 +209,124 @@ describe("WorkerPool", { timeout: 60_000 }, () => {
       results.map((outcome) => outcome.kind === "compacted" && outcome.result.session),
     ).toEqual(["q1", "q2", "q3"]);
     expect(pool.threads).toBe(1);
+  });
+});
+
+/**
+ * The store as the workers reach it, except that a session's ledger read waits while the test
+ * holds that session: its job then stays running on its worker until released, so the pool's
+ * choices are seen in order, with no timer.
+ */
+function holdingStore(store: Store) {
+  const holds = new Map<string, { gate: Promise<void>; open: () => void }>();
+  const held = new Proxy(store, {
+    get(target, name) {
+      const value = Reflect.get(target, name);
+      if (name !== "ledger") return typeof value === "function" ? value.bind(target) : value;
+      return async (session: string) => {
+        await holds.get(session)?.gate;
+        return target.ledger(session);
+      };
+    },
+  });
+  return {
+    store: held,
+    /** Holds `session`'s next ledger reads; the function returned lets them go. */
+    hold(session: string): () => void {
+      let open = () => {};
+      const gate = new Promise<void>((done) => {
+        open = done;
+      });
+      holds.set(session, { gate, open });
+      return () => {
+        holds.delete(session);
+        open();
+      };
+    },
+  };
+}
+
+describe("WorkerPool: a session's jobs on its home worker", { timeout: 60_000 }, () => {
+  /** A warm pool of two over a holding store, recording each job as a worker starts it. */
+  async function sessionPool() {
+    const holding = holdingStore(createStore(config.store));
+    const starts: JobStart[] = [];
+    const pool = poolOver(holding.store, { size: 2, onStart: (start) => starts.push(start) });
+    await pool.warm();
+    const run = (session: string) =>
+      pool.compact(body, { session, cache: "cold" }, never(), session);
+    return { pool, hold: holding.hold, starts, run };
+  }
+  const threadOf = (starts: readonly JobStart[], session: string, nth = 0) =>
+    starts.filter((start) => start.session === session)[nth]?.threadId;
+
+  it("sends each session's next job to the worker that ran its last one", async () => {
+    const { hold, starts, run } = await sessionPool();
+    // Both sessions at once: one worker each.
+    const release = hold("a");
+    const first = run("a");
+    await run("b");
+    release();
+    await first;
+    // Then one at a time: each to its own worker, though both are free.
+    await run("b");
+    await run("a");
+
+    const a = threadOf(starts, "a");
+    const b = threadOf(starts, "b");
+    expect(a).not.toBe(b);
+    expect(starts.map(({ session, threadId, home }) => [session, threadId, home])).toEqual([
+      ["a", a, false],
+      ["b", b, false],
+      ["b", b, true],
+      ["a", a, true],
+    ]);
+  });
+
+  it("a job waits for its home while that runs its session's job, and another session takes the free worker", async () => {
+    const { pool, hold, starts, run } = await sessionPool();
+    const release = hold("a");
+    const first = run("a");
+    const second = run("a");
+    // Placed as it arrived: the second waits behind the first though a worker is free.
+    const waiting = [pool.busy, starts.length];
+    const other = run("b");
+    const sharing = [pool.busy, starts.length];
+    await other;
+    release();
+    await Promise.all([first, second]);
+
+    expect({ waiting, sharing }).toEqual({ waiting: [1, 1], sharing: [2, 2] });
+    expect(starts.map(({ session, home }) => [session, home])).toEqual([
+      ["a", false],
+      ["b", false],
+      ["a", true],
+    ]);
+    expect(threadOf(starts, "a", 1)).toBe(threadOf(starts, "a"));
+    expect(threadOf(starts, "b")).not.toBe(threadOf(starts, "a"));
+  });
+
+  it("a job whose home runs another session's job takes the free worker at once", async () => {
+    const { pool, hold, starts, run } = await sessionPool();
+    await run("a");
+    // Its worker done with it (the answer came ahead of the end of the job).
+    await vi.waitFor(() => expect(pool.busy).toBe(0));
+    const release = hold("b");
+    // The first free worker is a's home: b takes it and holds it.
+    const other = run("b");
+    const moved = run("a");
+    const busy = pool.busy;
+    await moved;
+    release();
+    await other;
+
+    expect(busy).toBe(2);
+    expect(threadOf(starts, "b")).toBe(threadOf(starts, "a"));
+    expect(starts.map(({ session, home }) => [session, home])).toEqual([
+      ["a", false],
+      ["b", false],
+      ["a", false],
+    ]);
+    expect(threadOf(starts, "a", 1)).not.toBe(threadOf(starts, "a"));
   });
 });

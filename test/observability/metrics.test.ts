@@ -18,6 +18,8 @@ function fakeStore(stats: () => Promise<StoreStats>): Store {
     ledger: async () => EMPTY_LEDGER,
     keep: async () => {},
     observe: async () => undefined,
+    sharedNumber: async () => undefined,
+    swapSharedNumber: async () => ({ swapped: false, current: undefined }),
     ready: async () => true,
     stats,
     close: async () => {},

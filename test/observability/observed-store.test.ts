@@ -20,6 +20,10 @@ const failing: Store = {
   observe: async () => {
     throw new Error("observe failed");
   },
+  sharedNumber: async () => 42,
+  swapSharedNumber: async () => {
+    throw new Error("swap failed");
+  },
   ready: async () => false,
   stats: async () => ({ entries: 0, bytes: 0 }),
   close: async () => {},
@@ -34,13 +38,15 @@ describe("observedStore", () => {
     await expect(store.get("s", "k")).rejects.toThrow("get failed");
     await expect(store.ledger("s")).rejects.toThrow("ledger failed synchronously");
     await expect(store.keep("s", ["a"])).resolves.toBeUndefined();
+    await expect(store.sharedNumber("n")).resolves.toBe(42);
+    await expect(store.swapSharedNumber("n", 42, 43, 1000)).rejects.toThrow("swap failed");
     await expect(store.ready()).resolves.toBe(false);
     expect([store.backend, store.persists]).toEqual(["redis", true]);
     const text = await metrics.render();
     expect(
-      ["put", "get", "ledger", "keep", "ready"].map((operation) =>
-        sample(text, "cg_store_errors_total", { operation }),
+      ["put", "get", "ledger", "keep", "sharedNumber", "swapSharedNumber", "ready"].map(
+        (operation) => sample(text, "cg_store_errors_total", { operation }),
       ),
-    ).toEqual([2, 1, 1, 0, 0]);
+    ).toEqual([2, 1, 1, 0, 0, 1, 0]);
   });
 });

@@ -4,6 +4,7 @@ import { redisKeys } from "../../src/store/redis-keys.js";
 import { scanBody } from "../../src/wire/json-scan.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
 import { findRedisCli, type RedisCluster, startRedisCluster } from "../support/redis-cluster.js";
+import { sharedNumberContract } from "../support/shared-number-contract.js";
 import {
   compactOn,
   expandOn,
@@ -131,6 +132,11 @@ describe.skipIf(skipped)("two replicas sharing one Redis Cluster (3 masters, 3 r
     expect(cold.text).toContain("[older tool output masked");
     expect(warm.cache).toBe("warm");
     expect(messageTexts(warm.text).slice(0, sent.length)).toEqual(sent);
+  });
+
+  // Each number is one key on whichever shard its slot falls: these three fall on all three.
+  describe("shared numbers, compare-and-set across replicas", () => {
+    sharedNumberContract(() => ({ a: a.store, b: b.store }), "cluster");
   });
 
   it("a master killed mid-traffic: only fail-open answers, then compactions resolve across replicas again", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Store } from "../../src/store/types.js";
-import { openaiTurns, type Served, servedReply } from "../support/cache-usage.js";
+import { learnedLifetimes, openaiTurns, type Served, servedReply } from "../support/cache-usage.js";
 import { type Harness, openaiClient, startHarness } from "../support/proxy-harness.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { redisSuiteSkipped } from "./replicas.js";
@@ -75,7 +75,11 @@ describe.skipIf(skipped)("observed cache state across two instances on one Redis
     clock.now = T0 + 240 * SECOND;
     const third = await send(a, 2, "shared");
     await observedAt(a.store, "shared", clock.now);
-    const [onA, onB] = await Promise.all([a.store.ledger("shared"), b.store.ledger("shared")]);
+    const [onA, onB] = await Promise.all([
+      learnedLifetimes(a.store, "shared"),
+      learnedLifetimes(b.store, "shared"),
+    ]);
+    const { observed } = await a.store.ledger("shared");
 
     // The deployment's lifetime, moved by that miss, decides a session with no evidence of its
     // own: an idle of 260 s, within the TTL, is cold on the instance that did not see the miss.
@@ -87,8 +91,8 @@ describe.skipIf(skipped)("observed cache state across two instances on one Redis
 
     expect({
       treated: [first, second, third, fresh, afterIdle],
-      learned: [onA.learned, onB.learned],
-      observed: onA.observed,
+      learned: [onA, onB],
+      observed,
     }).toEqual({
       treated: ["warm unknown", "warm recent", "cold observed", "warm unknown", "cold observed"],
       learned: [

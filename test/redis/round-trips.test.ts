@@ -23,7 +23,7 @@ describe.skipIf(skipped)("store round trips of one /compact on Redis", () => {
     await server?.close();
   });
 
-  it("reads the session ledger, then writes stashes and the ledger's head in one MULTI/EXEC: two writes", async () => {
+  it("reads the session ledger and the deployment's lifetime side by side, then writes stashes and the ledger's head in one MULTI/EXEC: two round trips", async () => {
     const config = parseConfig({ store: { backend: "redis", redis: { url: server.url } } });
     const redis = new RedisStore(config.store, { onError: () => undefined });
     await vi.waitFor(async () => expect(await redis.ready()).toBe(true), { timeout: 5_000 });
@@ -35,14 +35,26 @@ describe.skipIf(skipped)("store round trips of one /compact on Redis", () => {
       const name = args[0]?.toLowerCase() ?? "";
       if (source !== "lua" && !["ping", "monitor"].includes(name)) seen.push(name);
     });
-    const write = vi.spyOn((redis.redis as Redis).stream, "write");
+    const { stream } = redis.redis as Redis;
+    const write = vi.spyOn(stream, "write");
+    const answer = vi.fn();
+    stream.on("data", answer);
     const response = await app.request("/compact", {
       method: "POST",
       body: openaiBody(generatedOutputs("trips")),
       headers: { "x-context-guru-session": "trips", "x-context-guru-cache": "cold" },
     });
     await response.text();
-    const writes = write.mock.calls.length;
+    stream.off("data", answer);
+    // What crossed the socket in order, a run of writes or of answers as one: a round trip is
+    // writes sent together and then answered.
+    const traffic = [
+      ...write.mock.invocationCallOrder.map((order) => ({ order, kind: "write" })),
+      ...answer.mock.invocationCallOrder.map((order) => ({ order, kind: "answer" })),
+    ]
+      .sort((a, b) => a.order - b.order)
+      .map(({ kind }) => kind)
+      .filter((kind, index, all) => kind !== all[index - 1]);
     await vi.waitFor(() => expect(seen.filter((name) => name === "exec")).toHaveLength(2));
     const commands = [...seen];
     monitor.disconnect();
@@ -51,11 +63,11 @@ describe.skipIf(skipped)("store round trips of one /compact on Redis", () => {
 
     // Every hset but the ledger's one is a stash, each followed by its pexpire.
     const stashed = commands.filter((name) => name === "hset").length - 1;
-    expect({ writes, commands, heads: ledger.heads.size }).toEqual({
-      writes: 2,
+    expect({ traffic, commands, heads: ledger.heads.size }).toEqual({
+      traffic: ["write", "answer", "write", "answer"],
       commands: [
-        // The ledger, and the deployment's learned cache lifetime read with it.
-        ...["multi", "hgetall", "pexpire", "get", "exec"],
+        // The ledger, and the deployment's learned cache lifetime read beside it.
+        ...["multi", "hgetall", "pexpire", "exec", "get"],
         "multi",
         ...Array.from({ length: stashed }, () => ["hset", "pexpire"]).flat(),
         "hset",

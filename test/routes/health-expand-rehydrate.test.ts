@@ -18,6 +18,8 @@ function downStore(): Store {
     ledger: fail,
     keep: fail,
     observe: fail,
+    sharedNumber: fail,
+    swapSharedNumber: fail,
     ready: () => Promise.resolve(false),
     stats: fail,
     close: () => Promise.resolve(),

@@ -1,6 +1,12 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import {
+  readDeploymentLifetime,
+  withDeploymentLifetime,
+} from "../../src/cache/deployment-lifetime.js";
+import type { LearnedLifetime } from "../../src/cache/lifetime.js";
+import type { Store } from "../../src/store/types.js";
+import {
   anthropicEvents,
   anthropicJson,
   type BlockSpec,
@@ -128,4 +134,16 @@ export function responsesTurns(turns: number): OpenAI.Responses.ResponseCreatePa
     );
   }
   return body;
+}
+
+/** The learned lifetimes a next request of `session` is decided by, read as the compactor does. */
+export async function learnedLifetimes(
+  store: Store,
+  session: string,
+): Promise<LearnedLifetime | undefined> {
+  const [ledger, deployment] = await Promise.all([
+    store.ledger(session),
+    readDeploymentLifetime(store),
+  ]);
+  return withDeploymentLifetime(ledger, deployment).learned;
 }
