@@ -25,6 +25,21 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** Process groups of the CLIs running now, so an interrupted harness can end them. */
+const running = new Set<number>();
+
+/** Kills every CLI still running (each with whatever it started). */
+export function killRunningClis(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+  running.clear();
+}
+
 export function runCli(
   command: CliCommand,
   options: { readonly timeoutMs: number; readonly logPrefix: string; readonly now: () => number },
@@ -36,6 +51,7 @@ export function runCli(
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });
+  if (child.pid !== undefined) running.add(child.pid);
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
@@ -59,6 +75,7 @@ export function runCli(
       clearTimeout(timer);
       // Whatever the CLI left running (a shell it started) goes with it.
       killGroup();
+      if (child.pid !== undefined) running.delete(child.pid);
       const result: CliResult = {
         exitCode,
         signal,

@@ -2,10 +2,11 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureClis } from "./cli-cache.js";
+import { killRunningClis } from "./cli-run.js";
 import { reportScenario } from "./report.js";
 import { readOutcome, runScenario } from "./run-scenario.js";
 import { SCENARIOS } from "./scenarios.js";
-import { buildService, PROJECT_ROOT } from "./service.js";
+import { buildService, killRunningServices, PROJECT_ROOT } from "./service.js";
 
 const USAGE = `npm run e2e:agents [-- --only NAME[,NAME…]] [--timeout SECONDS] [--list] [--from-records]
 
@@ -84,6 +85,16 @@ async function main(): Promise<void> {
   );
   log(`records and logs: ${dir}`);
   if (broken.length > 0) process.exitCode = 1;
+}
+
+// An interrupted run ends what it started: the CLIs (in process groups of their own) and the
+// service.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    killRunningClis();
+    killRunningServices();
+    process.exit(130);
+  });
 }
 
 main().catch((error: unknown) => {

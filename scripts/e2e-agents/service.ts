@@ -19,6 +19,14 @@ export function buildService(): void {
   });
 }
 
+/** Service processes running now, so an interrupted harness can end them. */
+const running = new Set<ChildProcess>();
+
+export function killRunningServices(): void {
+  for (const child of running) child.kill("SIGKILL");
+  running.clear();
+}
+
 export interface ServiceProcess {
   readonly port: number;
   /** Log lines at level error or above (pino's 50+, or "error"/"fatal"). */
@@ -62,6 +70,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   const log = createWriteStream(options.logFile);
   const errorLines: string[] = [];
   const warnLines: string[] = [];
