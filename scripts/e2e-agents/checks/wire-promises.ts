@@ -2,7 +2,7 @@ import { FORK_ANSWER, SESSION_ANSWER } from "../model/session-script.js";
 import { headerValue } from "../records.js";
 import { countTokensProblems } from "./count-tokens.js";
 import { headerDifference } from "./headers.js";
-import { alteredParts } from "./opaque-parts.js";
+import { alteredParts, opaqueParts } from "./opaque-parts.js";
 import { responseProblem } from "./streams.js";
 import { at, check, notApplicable, type PromiseResult, type RunEvidence } from "./verdict.js";
 
@@ -67,16 +67,21 @@ export function headersForwarded(evidence: RunEvidence): PromiseResult {
 
 export function opaqueIntact(evidence: RunEvidence): PromiseResult {
   const failures: string[] = [];
+  const counts = { signatures: 0, encrypted: 0, patches: 0, breakpoints: 0 };
   for (const analysis of evidence.analyses) {
     const { client, forwarded } = analysis.turn;
     if (client === undefined || forwarded === undefined) continue;
+    const parts = opaqueParts(client);
+    for (const key of Object.keys(counts) as (keyof typeof counts)[]) {
+      counts[key] += parts[key].length;
+    }
     for (const part of alteredParts(client, forwarded))
       failures.push(`${at(analysis.turn)}: ${part}`);
   }
   return check(
     "signatures, encrypted items, patches, cache_control byte-identical",
     failures,
-    "all forwarded as sent",
+    `${counts.signatures} thinking signatures, ${counts.encrypted} encrypted items, ${counts.patches} patches, ${counts.breakpoints} cache_control breakpoints sent, all forwarded as sent`,
   );
 }
 
