@@ -44,5 +44,10 @@ export function reportScenario(outcome: ScenarioOutcome): ScenarioReport {
       }),
     );
   }
+  if (outcome.serviceMetrics.length > 0) {
+    sections.push(
+      `service metrics of ${outcome.scenario.name}:\n${outcome.serviceMetrics.map((line) => `  ${line}`).join("\n")}`,
+    );
+  }
   return { text: sections.join("\n\n"), promises };
 }

@@ -36,8 +36,19 @@ export interface ScenarioOutcome {
   readonly upstream: readonly UpstreamRequest[];
   readonly upgrades: readonly UpgradeAttempt[];
   readonly serviceErrors: readonly string[];
+  /** What the service counted of its own work (compaction jobs and how they ended, …). */
+  readonly serviceMetrics: readonly string[];
   readonly dir: string;
 }
+
+/** The service's metrics a report shows: how compactions ended, markers degraded, expand rounds. */
+export const REPORTED_METRICS = [
+  "cg_compaction_jobs_total",
+  "cg_compact_passthrough_total",
+  "cg_markers_degraded_total",
+  "cg_expand_rounds_total",
+  "cg_expand_bails_total",
+];
 
 export interface ScenarioContext {
   readonly clis: InstalledClis;
@@ -74,6 +85,7 @@ export async function runScenario(
   const tap = new RecordingTap({ host: "127.0.0.1", port: service.port }, context.now);
   const tapUrl = await tap.listen();
   const runs: RunOutcome[] = [];
+  let serviceMetrics: string[] = [];
   try {
     for (const spec of scenario.runs) {
       const forked =
@@ -122,6 +134,7 @@ export async function runScenario(
         sessionId: spec.cli === "claude" ? sessionIdOf(result.stdout) : undefined,
       });
     }
+    serviceMetrics = await service.metrics(REPORTED_METRICS);
   } finally {
     await service.stop();
     await tap.close();
@@ -134,6 +147,7 @@ export async function runScenario(
     upstream: model.requests,
     upgrades: tap.upgrades,
     serviceErrors: service.errorLines,
+    serviceMetrics,
     dir,
   };
   writeFileSync(join(dir, RECORDS_FILE), JSON.stringify(outcome, null, 1));
@@ -148,5 +162,5 @@ export function readOutcome(dir: string, scenario: Scenario): ScenarioOutcome | 
   const file = join(dir, scenario.name, RECORDS_FILE);
   if (!existsSync(file)) return undefined;
   const outcome = JSON.parse(readFileSync(file, "utf8")) as ScenarioOutcome;
-  return { ...outcome, scenario };
+  return { ...outcome, serviceMetrics: outcome.serviceMetrics ?? [], scenario };
 }

@@ -33,6 +33,8 @@ export interface ServiceProcess {
   readonly errorLines: string[];
   /** Log lines at level warn. */
   readonly warnLines: string[];
+  /** The service's own account of its work: the `GET /metrics` lines named by `prefixes`. */
+  metrics(prefixes: readonly string[]): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -99,10 +101,18 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     );
   });
   const exited = new Promise<void>((resolveExit) => child.once("exit", () => resolveExit()));
+  const listening = await port;
   return {
-    port: await port,
+    port: listening,
     errorLines,
     warnLines,
+    async metrics(prefixes) {
+      const response = await fetch(`http://127.0.0.1:${listening}/metrics`);
+      const text = await response.text();
+      return text
+        .split("\n")
+        .filter((line) => prefixes.some((prefix) => line.startsWith(`${prefix}{`)));
+    },
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       await exited;

@@ -1,6 +1,6 @@
 import type { PromiseResult } from "./checks/promises.js";
 import { announcedChanges, type TurnAnalysis, unannouncedChanges } from "./checks/turn-analysis.js";
-import type { Turn } from "./turns.js";
+import { cacheTreatment, type Turn } from "./turns.js";
 
 /**
  * The table printed for each run: one row per request the CLI made, the run's totals, and the
@@ -89,7 +89,7 @@ function row(turn: Turn, analysis: TurnAnalysis | undefined): string[] {
     analysis.expandOffered ? "yes" : "no",
     String(analysis.markerIds.length),
     `${fates.marked}/${fates.unmarked}/${fates.repacked}`,
-    `${turn.cache ?? "—"}/${turn.reason ?? "—"}`,
+    cacheTreatment(turn),
     String(Math.max(0, turn.rounds.length - 1)),
     `${analysis.clientTokens}→${analysis.forwardedTokens}`,
     changes,

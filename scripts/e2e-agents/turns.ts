@@ -74,6 +74,15 @@ export function buildTurns(
   });
 }
 
+/**
+ * What the service said it treated a request as (`warm/recent`), or `uncompacted` when its
+ * response carries no `x-context-guru-cache`: the service forwarded the body as it came (a
+ * summary request it recognises, or a compaction past `limits.compact_timeout_ms`).
+ */
+export function cacheTreatment(turn: Turn): string {
+  return turn.cache === undefined ? "uncompacted" : `${turn.cache}/${turn.reason ?? "—"}`;
+}
+
 /** The turns of the agent's own conversation: model-route requests the model took as turns. */
 export function sessionTurns(turns: readonly Turn[]): Turn[] {
   return turns.filter((turn) => turn.index > 0 && turn.kind === "turn");

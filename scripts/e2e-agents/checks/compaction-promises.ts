@@ -1,3 +1,4 @@
+import { cacheTreatment } from "../turns.js";
 import {
   at,
   check,
@@ -49,7 +50,7 @@ export function ownCompaction(evidence: RunEvidence): PromiseResult[] {
     );
     if (next === undefined) afterFailures.push(`${at(summary.turn)}: no turn after it`);
     else if (next.turn.reason !== "diverged")
-      afterFailures.push(`${at(next.turn)} answered ${next.turn.cache}/${next.turn.reason}`);
+      afterFailures.push(`${at(next.turn)} answered ${cacheTreatment(next.turn)}`);
   }
   const ids = summaries.map((summary) => at(summary.turn)).join(" ");
   return [

@@ -1,3 +1,4 @@
+import { cacheTreatment } from "../turns.js";
 import { type ExpandRound, expandLeaks } from "./expand.js";
 import { unannouncedChanges } from "./turn-analysis.js";
 import {
@@ -87,7 +88,7 @@ export function warmIdentity(evidence: RunEvidence, name: string): PromiseResult
     const prefix = analysis.prefix;
     const items = prefix?.serviceChanges.join(",") ?? "";
     failures.push(
-      `${at(analysis.turn)} (${analysis.turn.cache}/${analysis.turn.reason}) changed ${items ? `item ${items}` : ""}${prefix?.headChanged ? " tools/system" : ""} of ${analysis.predecessor ? at(analysis.predecessor) : "?"}`,
+      `${at(analysis.turn)} (${cacheTreatment(analysis.turn)}) changed ${items ? `item ${items}` : ""}${prefix?.headChanged ? " tools/system" : ""} of ${analysis.predecessor ? at(analysis.predecessor) : "?"}`,
     );
   }
   return check(name, failures, `0 unannounced (${moves} cache_control moves by the client)`);
@@ -100,7 +101,7 @@ export function firstTurn(evidence: RunEvidence): PromiseResult {
   const titles = evidence.turns.filter(
     (turn) => turn.kind === "title" && turn.exchange.startedAt < first.turn.exchange.startedAt,
   );
-  const seen = `${first.turn.cache}/${first.turn.reason}${titles.length > 0 ? ` after ${titles.length} title request(s)` : ""}`;
+  const seen = `${cacheTreatment(first.turn)}${titles.length > 0 ? ` after ${titles.length} title request(s)` : ""}`;
   const ok = first.turn.reason === "first" && first.turn.cache !== "warm";
   return check(name, ok ? [] : [`${at(first.turn)} answered ${seen}`], `${at(first.turn)} ${seen}`);
 }
