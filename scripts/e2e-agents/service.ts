@@ -109,9 +109,11 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     async metrics(prefixes) {
       const response = await fetch(`http://127.0.0.1:${listening}/metrics`);
       const text = await response.text();
+      // Series that counted nothing say nothing.
       return text
         .split("\n")
-        .filter((line) => prefixes.some((prefix) => line.startsWith(`${prefix}{`)));
+        .filter((line) => prefixes.some((prefix) => line.startsWith(`${prefix}{`)))
+        .filter((line) => !line.endsWith(" 0"));
     },
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
