@@ -120,7 +120,7 @@ export function websocketFallback(evidence: RunEvidence): PromiseResult {
   return check(
     name,
     failures,
-    `answered "${attempt.statusLine ?? "nothing"}", first POST ${Math.round(delay ?? 0)} ms later`,
+    `answered "${attempt.statusLine ?? "nothing"}"${attempt.answeredAt === undefined ? "" : ` in ${Math.round(attempt.answeredAt - attempt.startedAt)} ms`}, first POST ${Math.round(delay ?? 0)} ms after the attempt`,
   );
 }
 
