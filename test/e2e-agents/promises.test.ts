@@ -54,6 +54,8 @@ const WEBSOCKET = "WebSocket attempt answered, first HTTP request ≤ 500 ms lat
 const CARRIED = "own compaction: its request carries the conversation byte for byte as last sent";
 const DIVERGED = "own compaction: the turn after it is announced diverged";
 const COUNT = "count_tokens answers what the following /v1/messages costs";
+const MARKED = "reduced outputs carry markers";
+const ROUND_TRIP = "expand round trip answered with the client's original";
 
 describe("the promises of a run", () => {
   it("wants a session's first turn decided as such, not warm", () => {
@@ -164,6 +166,35 @@ describe("the promises of a run", () => {
       verdict: "FAIL",
       evidence: "#3 E003 answered warm/recent",
     });
+  });
+
+  it("counts markers written in the agent's own summary request; no round is required where it compacts", () => {
+    const original = "1\n2\n3\n".repeat(500);
+    const reduced = "1\n… (1497 lines omitted) <<cg:0123456789abcdef>>\n3";
+    const asked = {
+      role: "user",
+      content: "Your task is to create a detailed summary of the conversation so far",
+    };
+    const body = (output: string) =>
+      anthropicBody([userPrompt, ...toolTurn("toolu_e2e_m04", output), asked]);
+    const run = (name: string) =>
+      promises(
+        name,
+        [exchange("E001", body(original))],
+        [upstream("E001", body(reduced), { kind: "summary" })],
+      );
+    const compacting = run("claude-compact");
+    expect(compacting.get(MARKED)).toEqual({
+      name: MARKED,
+      verdict: "PASS",
+      evidence: "1 markers",
+    });
+    expect(compacting.get(ROUND_TRIP)).toEqual({
+      name: ROUND_TRIP,
+      verdict: "n/a",
+      evidence: "no turn offered a marker with the tool",
+    });
+    expect(run("claude").get(ROUND_TRIP)?.verdict).toBe("FAIL");
   });
 
   it("wants each count_tokens call counted by the model and its number given back", () => {

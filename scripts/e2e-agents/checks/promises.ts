@@ -42,7 +42,11 @@ export function runPromises(evidence: RunEvidence): PromiseResult[] {
   ];
   if (scenario.mode === "reversible") {
     const rounds = expandRounds(evidence.turns);
-    results.push(toolFromFirst(evidence), markedReductions(evidence), roundTrips(rounds));
+    results.push(
+      toolFromFirst(evidence),
+      markedReductions(evidence),
+      roundTrips(rounds, scenario.ownCompaction),
+    );
     results.push(
       warmIdentity(
         evidence,
