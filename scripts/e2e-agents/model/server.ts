@@ -2,11 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type RequestView, readRequest, type Shape } from "../conversation.js";
 import { EXCHANGE_HEADER, headerValue, type UpstreamRequest } from "../records.js";
-import { anthropicJson, anthropicStream } from "./anthropic-wire.js";
 import { planReply } from "./plan.js";
 import { PromptCache, promptTokens } from "./prompt-cache.js";
-import { anthropicBlocks, type RenderContext, responsesItems } from "./render.js";
-import { responsesJson, responsesStream } from "./responses-wire.js";
+import { kindOfPlan, wireReply } from "./wire-reply.js";
 
 /**
  * The scripted model on a loopback socket: Anthropic Messages (`/v1/messages`, its
@@ -112,12 +110,7 @@ export class ScriptedModel {
       headerValue(record.rawHeaders, "session-id") ??
       "default";
     const plan = planReply(view, this.expandedSessions.has(session));
-    record.kind =
-      plan.kind === "compaction"
-        ? "compaction_trigger"
-        : plan.kind === "move" || plan.kind === "expand" || plan.kind === "done"
-          ? "turn"
-          : plan.kind;
+    record.kind = kindOfPlan(plan);
     record.plan = plan;
     let expandCall = "";
     if (plan.kind === "expand") {
@@ -128,54 +121,15 @@ export class ScriptedModel {
     }
     const usage = this.cache.read(session, view);
     record.usage = usage;
-    const context: RenderContext = {
+    const reply = wireReply(view, plan, {
       repoDir: this.options.repoDir,
       seed: `${session}:${record.seq}`,
-    };
-    const model = typeof view.body.model === "string" ? view.body.model : "scripted";
-    const stream = view.body.stream === true;
-    const id = `e2e${String(record.seq).padStart(4, "0")}`;
-    let text: string;
-    if (view.shape === "anthropic") {
-      const blocks = anthropicBlocks(plan, context, expandCall);
-      record.emitted = blocks.flatMap((block) =>
-        block.type === "thinking" ? [block.signature] : [],
-      );
-      const message = {
-        id: `msg_${id}`,
-        model,
-        blocks,
-        usage: {
-          input_tokens: usage.promptTokens - usage.cachedTokens,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: usage.cachedTokens,
-          output_tokens: 40,
-        },
-      };
-      text = stream ? anthropicStream(message) : anthropicJson(message);
-    } else {
-      const items = responsesItems(plan, context, expandCall);
-      record.emitted = items.flatMap((item) =>
-        item.type === "reasoning" || item.type === "compaction"
-          ? [item.encrypted_content]
-          : item.type === "custom_tool_call"
-            ? [item.input]
-            : [],
-      );
-      const reply = {
-        id: `resp_${id}`,
-        model,
-        createdAt: 1_773_478_800 + record.seq,
-        items,
-        usage: {
-          input_tokens: usage.promptTokens,
-          cached_tokens: usage.cachedTokens,
-          output_tokens: 40,
-        },
-      };
-      text = stream ? responsesStream(reply) : responsesJson(reply);
-    }
-    writeReply(record, response, stream, text);
+      seq: record.seq,
+      expandCall,
+      usage,
+    });
+    record.emitted = reply.emitted;
+    writeReply(record, response, reply.stream, reply.text);
   }
 }
 
