@@ -1,8 +1,8 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { isRecord } from "../src/wire/detect.js";
+import { contentText } from "../src/wire/chat/content-text.js";
+import { isRecord } from "../src/wire/is-record.js";
 import { scanBody } from "../src/wire/json-scan.js";
 import { messagesView } from "../src/wire/message-views.js";
-import { contentText } from "../src/wire/transcript.js";
 import { conversationKey, type Provider } from "../src/wire/types.js";
 
 /**

@@ -1,4 +1,4 @@
-import { isRecord } from "../src/wire/detect.js";
+import { isRecord } from "../src/wire/is-record.js";
 import { scanBody } from "../src/wire/json-scan.js";
 import { conversationKey, type Provider } from "../src/wire/types.js";
 

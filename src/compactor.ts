@@ -32,8 +32,9 @@ import {
 import { type PendingStash, scopedEntries } from "./session/records.js";
 import { needsPieces } from "./store/pieces.js";
 import type { StashEntry, Store } from "./store/types.js";
-import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
+import { type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
+import { isRecord } from "./wire/is-record.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
 import { hasUnusualEscape } from "./wire/json-string.js";
 import { messagesView, replacesMessages } from "./wire/message-views.js";

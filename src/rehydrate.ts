@@ -5,11 +5,13 @@ import { chainIds, messageDigest } from "./session/chain.js";
 import { sessionKey } from "./session/key.js";
 import { ownershipKey, type RecordKind, recordKey } from "./session/records.js";
 import type { Store } from "./store/types.js";
-import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
+import { type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
+import { isRecord } from "./wire/is-record.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
 import { elementText } from "./wire/replace-messages.js";
-import { type ContentString, readTranscript } from "./wire/transcript.js";
+import type { ContentString } from "./wire/string-collector.js";
+import { readTranscript } from "./wire/transcript.js";
 import { conversationKey, type Span } from "./wire/types.js";
 
 /** Texts at least this long have their ids remembered for the one rehydration. */

@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import { mergeAnthropicUsage, type ServedUsage, servedUsage, type UsageFormat } from "./usage.js";
 
 /** A response body as relayed: a stream, a text read whole, or none. */

@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 
 /**
  * What the model's server says it served from its prompt cache for one request (§4a), in its

@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.js";
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import type { Provider, Span } from "../wire/types.js";
 import { declaredToolName, EXPAND_TOOL_NAME, expandToolJson } from "./tool.js";
 

@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import type { Provider } from "../wire/types.js";
 import { responsesJsonTurn } from "./parse-responses.js";
 import { type AssistantTurn, parseArguments, type ToolUse } from "./turn.js";

@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import { arrayElements, scanTopLevel } from "../wire/json-scan.js";
 import { parseArguments, type ResponseTurn, type ToolUse } from "./turn.js";
 

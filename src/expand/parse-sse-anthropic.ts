@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import { EXPAND_TOOL_NAME } from "./tool.js";
 import { type AssistantTurn, parseArguments, type ToolUse } from "./turn.js";
 import { TypedEventStream } from "./typed-stream.js";

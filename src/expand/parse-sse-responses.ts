@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import { memberText, outputItemTexts, responseTurn } from "./parse-responses.js";
 import type { SseEvent } from "./sse.js";
 import { EXPAND_TOOL_NAME } from "./tool.js";

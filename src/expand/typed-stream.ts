@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import type { StreamAggregator, StreamOpening } from "./parse-sse.js";
 import { eventJson, type SseEvent } from "./sse.js";
 import type { AssistantTurn } from "./turn.js";

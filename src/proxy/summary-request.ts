@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 
 const ASKS_FOR_SUMMARY = [
   /\b(?:detailed|comprehensive|thorough|complete|full)\s+summary\s+of\s+(?:the|this|our)\s+(?:entire\s+|whole\s+)?conversation\b/i,

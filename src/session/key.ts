@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { isRecord } from "../wire/detect.js";
+import { contentText } from "../wire/chat/content-text.js";
+import { isRecord } from "../wire/is-record.js";
 import { isMessage, itemText } from "../wire/responses.js";
-import { contentText } from "../wire/transcript.js";
 
 /** An explicit id used as it is (§7). */
 const USABLE = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,10 +1,7 @@
+import { isRecord } from "./is-record.js";
 import type { Provider } from "./types.js";
 
 export type ProviderChoice = Provider | "auto";
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * §2 sniffing: OpenAI Responses when the body has an `input` array and no `messages`; Anthropic

@@ -1,8 +1,8 @@
 import type { MessagesView, MessageView } from "../pipeline/types.js";
-import { isRecord } from "./detect.js";
+import { contentText } from "./chat/content-text.js";
+import { isRecord } from "./is-record.js";
 import type { BodyScan } from "./json-scan.js";
 import { isMessage, itemText } from "./responses.js";
-import { contentText } from "./transcript.js";
 import type { Provider } from "./types.js";
 
 /**

@@ -1,6 +1,7 @@
-import { isRecord } from "./detect.js";
+import { contentText } from "./chat/content-text.js";
+import { isRecord } from "./is-record.js";
 import type { BodyScan } from "./json-scan.js";
-import { type AdapterResult, contentText, StringCollector } from "./transcript.js";
+import { type ConversationStrings, StringCollector } from "./string-collector.js";
 import type { ToolCall } from "./types.js";
 
 /**
@@ -8,7 +9,7 @@ import type { ToolCall } from "./types.js";
  * content or an array of text parts; each is paired with `tool_calls[].function` of the
  * assistant turn that asked for it.
  */
-export function openaiStrings(messages: readonly unknown[], scan: BodyScan): AdapterResult {
+export function openaiStrings(messages: readonly unknown[], scan: BodyScan): ConversationStrings {
   const collector = new StringCollector(scan);
   const calls = new Map<string, ToolCall>();
   let goal = "";

@@ -1,6 +1,6 @@
-import { isRecord } from "./detect.js";
+import { isRecord } from "./is-record.js";
 import type { BodyScan } from "./json-scan.js";
-import { type AdapterResult, StringCollector } from "./transcript.js";
+import { type ConversationStrings, StringCollector } from "./string-collector.js";
 import type { ToolCall } from "./types.js";
 
 /**
@@ -11,7 +11,7 @@ import type { ToolCall } from "./types.js";
  * for it. Message items' text is counted; `reasoning`, `compaction` and any other item type are
  * never read, so their bytes (`encrypted_content` included) stay as the client sent them.
  */
-export function responsesStrings(items: readonly unknown[], scan: BodyScan): AdapterResult {
+export function responsesStrings(items: readonly unknown[], scan: BodyScan): ConversationStrings {
   const collector = new StringCollector(scan);
   const calls = new Map<string, ToolCall>();
   let goal = "";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generateCorpus } from "../../bench/corpus/generate.js";
 import { messageTexts } from "../../bench/metrics.js";
-import { detectProvider, isRecord } from "../../src/wire/detect.js";
+import { detectProvider } from "../../src/wire/detect.js";
+import { isRecord } from "../../src/wire/is-record.js";
 import { scanBody } from "../../src/wire/json-scan.js";
 import { readTranscript } from "../../src/wire/transcript.js";
 import type { Provider } from "../../src/wire/types.js";

@@ -7,7 +7,7 @@ import {
   type UsageFormat,
 } from "../../src/cache/usage.js";
 import { tapUsage } from "../../src/cache/usage-tap.js";
-import { isRecord } from "../../src/wire/detect.js";
+import { isRecord } from "../../src/wire/is-record.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 const MAX_LINE_CHARS = 1024 * 1024;
