@@ -8,6 +8,7 @@ import { type Delivery, handleProxy, type ProxyContext } from "../proxy/handle.j
 import type { BodyEnd } from "../proxy/relay-body.js";
 import type { Store } from "../store/types.js";
 import { UpstreamClient } from "../upstream/client.js";
+import { SHAPES } from "../wire/registry.js";
 import { limitBody } from "./body-limit.js";
 
 export interface ProxyDeps {
@@ -22,9 +23,9 @@ export interface ProxyDeps {
 }
 
 /**
- * The OpenAI- and Anthropic-compatible proxy routes (§2): `POST /v1/chat/completions` goes to
- * `upstream.openai.base_url` + `/chat/completions`, `POST /v1/responses` to
- * `upstream.openai.base_url` + `/responses`, `POST /v1/messages` to
+ * The OpenAI- and Anthropic-compatible proxy routes (§2), one per wire shape (its `proxyRoute`):
+ * `POST /v1/chat/completions` goes to `upstream.openai.base_url` + `/chat/completions`,
+ * `POST /v1/responses` to `upstream.openai.base_url` + `/responses`, `POST /v1/messages` to
  * `upstream.anthropic.base_url` + `/v1/messages`, as the official SDKs lay out their base URLs.
  */
 export function proxyRoutes(deps: ProxyDeps): Hono {
@@ -55,12 +56,10 @@ export function proxyRoutes(deps: ProxyDeps): Hono {
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
     return { outgoing, onBodyEnd: settle };
   };
-  app.post("/v1/chat/completions", limit, (c) =>
-    handleProxy(context, "openai", c.req.raw, delivery(c)),
-  );
-  app.post("/v1/messages", limit, (c) => handleProxy(context, "anthropic", c.req.raw, delivery(c)));
-  app.post("/v1/responses", limit, (c) =>
-    handleProxy(context, "responses", c.req.raw, delivery(c)),
-  );
+  for (const shape of SHAPES) {
+    app.post(shape.proxyRoute, limit, (c) =>
+      handleProxy(context, shape.name, c.req.raw, delivery(c)),
+    );
+  }
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Config } from "../config/schema.js";
-import { type Provider, upstreamOf } from "../wire/types.js";
+import { wireShape } from "../wire/registry.js";
+import type { Provider } from "../wire/types.js";
 import { ClientGoneError, UpstreamTimeoutError, UpstreamUnreachableError } from "./errors.js";
 import { upstreamRequestHeaders } from "./headers.js";
 
@@ -15,15 +16,9 @@ export interface UpstreamCall {
   readonly signal: AbortSignal;
 }
 
-/** Each provider's path below its configured base URL, following the official SDKs. */
-const PATHS: Readonly<Record<Provider, string>> = {
-  openai: "/chat/completions",
-  anthropic: "/v1/messages",
-  responses: "/responses",
-};
-
 /**
- * Sends requests to the configured upstream models. The URL comes from configuration only.
+ * Sends requests to the configured upstream models. The URL comes from configuration only: the
+ * base URL of the upstream that serves the body's wire shape, and the shape's path below it.
  * Resolves with the upstream response (any status) as soon as its headers arrive; rejects with
  * UpstreamUnreachableError (502), UpstreamTimeoutError (504, no headers within the first-byte
  * timeout) or ClientGoneError. There is no whole-stream timeout.
@@ -35,11 +30,13 @@ export class UpstreamClient {
   ) {}
 
   url(provider: Provider): string {
-    return `${this.config[upstreamOf(provider)].base_url.replace(/\/+$/, "")}${PATHS[provider]}`;
+    const { family, path } = wireShape(provider).upstream;
+    return `${this.config[family].base_url.replace(/\/+$/, "")}${path}`;
   }
 
   async send(call: UpstreamCall): Promise<Response> {
-    const target = this.config[upstreamOf(call.provider)];
+    const { upstream } = wireShape(call.provider);
+    const target = this.config[upstream.family];
     const timeoutMs = this.config.first_byte_timeout_ms;
     const controller = new AbortController();
     const onClientGone = () => controller.abort(new ClientGoneError());
@@ -52,7 +49,7 @@ export class UpstreamClient {
     try {
       const response = await this.fetchImpl(`${this.url(call.provider)}${call.search}`, {
         method: "POST",
-        headers: upstreamRequestHeaders(call.headers, call.provider, target.api_key),
+        headers: upstreamRequestHeaders(call.headers, upstream, target.api_key),
         body: call.body,
         signal: controller.signal,
         redirect: "manual",

@@ -1,4 +1,4 @@
-import { type Provider, upstreamOf } from "../wire/types.js";
+import type { UpstreamRoute } from "../wire/shape.js";
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and others a proxy must not pass on. */
 const HOP_BY_HOP = [
@@ -35,10 +35,13 @@ const RESPONSE_DROPPED = new Set([
 /** Credentials each provider's clients send; a configured gateway key replaces all of them. */
 const CREDENTIALS = ["authorization", "x-api-key", "api-key"];
 
-/** The headers to send upstream for a client request (§10 hygiene). */
+/**
+ * The headers to send upstream for a client request (§10 hygiene); a configured gateway key goes
+ * in the header the route's upstream takes (`upstream`, the wire shape's).
+ */
 export function upstreamRequestHeaders(
   incoming: Headers,
-  provider: Provider,
+  upstream: Pick<UpstreamRoute, "gatewayCredential">,
   gatewayKey: string | undefined,
 ): Headers {
   const headers = new Headers();
@@ -49,8 +52,7 @@ export function upstreamRequestHeaders(
   });
   if (gatewayKey !== undefined) {
     for (const name of CREDENTIALS) headers.delete(name);
-    if (upstreamOf(provider) === "openai") headers.set("authorization", `Bearer ${gatewayKey}`);
-    else headers.set("x-api-key", gatewayKey);
+    headers.set(...upstream.gatewayCredential(gatewayKey));
   }
   headers.set("content-type", "application/json");
   return headers;

@@ -1,10 +1,8 @@
 import { classifyOutput } from "../content/classify.js";
 import type { ContentClass } from "../content/content-class.js";
-import { anthropicStrings } from "./anthropic.js";
 import type { BodyScan } from "./json-scan.js";
-import { openaiStrings } from "./openai.js";
-import { responsesStrings } from "./responses.js";
-import type { ContentString, ConversationStrings } from "./string-collector.js";
+import type { WireShape } from "./shape.js";
+import type { ContentString } from "./string-collector.js";
 import type { Provider, Span, ToolCall, ToolOutput } from "./types.js";
 
 /** The normalised view of a request (§3) that the pipeline works on. */
@@ -20,26 +18,18 @@ export interface Transcript {
   readonly goal: string;
 }
 
-const ADAPTERS = {
-  openai: openaiStrings,
-  anthropic: anthropicStrings,
-  responses: responsesStrings,
-} as const satisfies Record<
-  Provider,
-  (items: readonly unknown[], scan: BodyScan) => ConversationStrings
->;
-
 /**
- * Builds the transcript of a scanned body, classing its tool outputs by `classify`. `messages`
- * is the body's conversation array (`messages`, or a Responses body's `input` items).
+ * Builds the transcript of a scanned body of wire shape `shape`, classing its tool outputs by
+ * `classify`. `messages` is the body's conversation array (`messages`, or a Responses body's
+ * `input` items).
  */
 export function readTranscript(
-  provider: Provider,
+  shape: WireShape,
   messages: readonly unknown[],
   scan: BodyScan,
   classify: (text: string, call: ToolCall | undefined) => ContentClass = classifyOutput,
 ): Transcript {
-  const found = ADAPTERS[provider](messages, scan);
+  const found = shape.strings(messages, scan);
   const outputs: ToolOutput[] = [];
   const outputSpans: Span[] = [];
   for (const item of found.strings) {
@@ -54,5 +44,5 @@ export function readTranscript(
     });
     outputSpans.push(item.span);
   }
-  return { provider, ...found, outputs, outputSpans, messageCount: messages.length };
+  return { provider: shape.name, ...found, outputs, outputSpans, messageCount: messages.length };
 }

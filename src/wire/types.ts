@@ -1,21 +1,14 @@
 import type { ContentClass } from "../content/content-class.js";
+import type { SHAPES } from "./registry.js";
 
-/** The wire format of a request body (§3): OpenAI chat, Anthropic messages, OpenAI Responses. */
-export type Provider = "openai" | "anthropic" | "responses";
+/**
+ * The name of a wire shape (§3), one per registry line (registry.ts): `openai` (chat),
+ * `anthropic` (messages), `responses` (OpenAI Responses).
+ */
+export type Provider = (typeof SHAPES)[number]["name"];
 
-/** The upstream API family a wire format is served by: Responses bodies go to OpenAI. */
+/** An upstream API family (a configured `upstream.<name>`): Responses bodies go to OpenAI's. */
 export type Upstream = "openai" | "anthropic";
-
-export function upstreamOf(provider: Provider): Upstream {
-  return provider === "anthropic" ? "anthropic" : "openai";
-}
-
-/** The member that holds the conversation: `messages` for chat shapes, `input` for Responses. */
-export type ConversationKey = "messages" | "input";
-
-export function conversationKey(provider: Provider): ConversationKey {
-  return provider === "responses" ? "input" : "messages";
-}
 
 /** The call that produced a tool output (§3): the tool's name and its parsed arguments. */
 export interface ToolCall {

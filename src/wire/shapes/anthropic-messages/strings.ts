@@ -1,8 +1,8 @@
-import { contentText } from "./chat/content-text.js";
-import { isRecord } from "./is-record.js";
-import type { BodyScan } from "./json-scan.js";
-import { type ConversationStrings, StringCollector } from "./string-collector.js";
-import type { ToolCall } from "./types.js";
+import { contentText } from "../../chat/content-text.js";
+import { isRecord } from "../../is-record.js";
+import type { BodyScan } from "../../json-scan.js";
+import { type ConversationStrings, StringCollector } from "../../string-collector.js";
+import type { ToolCall } from "../../types.js";
 
 /**
  * Anthropic messages (§3): tool outputs are `tool_result` blocks inside user messages, whose
