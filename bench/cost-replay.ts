@@ -1,3 +1,4 @@
+import { wireShape } from "../src/wire/registry.js";
 import type { Provider } from "../src/wire/types.js";
 import { commonPrefix, PromptTokens } from "./prompt-tokens.js";
 
@@ -169,7 +170,8 @@ export async function replayCost(
     let breaks = 0;
     const announced: Record<string, number> = {};
     let warmTurns = 0;
-    const own = session.provider === "anthropic" ? "anthropic" : "serving";
+    // Own pricing (§11): each session billed as its shape is.
+    const own = wireShape(session.provider).pricing === "anthropic" ? "anthropic" : "serving";
     for (const [index, turn] of session.turns.entries()) {
       const cold = coldTurn(schedule, index + 1);
       const answer = await compact(session, turn, { cold: schedule !== "warm" && cold, index });

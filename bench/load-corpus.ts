@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isRecord } from "../src/wire/detect.js";
+import { isRecord } from "../src/wire/is-record.js";
 import type { BenchBody } from "./bench-body.js";
 
 /**

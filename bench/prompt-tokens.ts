@@ -1,9 +1,10 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { isRecord } from "../src/wire/detect.js";
+import { contentText } from "../src/wire/chat/content-text.js";
+import { isRecord } from "../src/wire/is-record.js";
 import { scanBody } from "../src/wire/json-scan.js";
 import { messagesView } from "../src/wire/message-views.js";
-import { contentText } from "../src/wire/transcript.js";
-import { conversationKey, type Provider } from "../src/wire/types.js";
+import { wireShape } from "../src/wire/registry.js";
+import type { Provider } from "../src/wire/types.js";
 
 /**
  * The prompt a model server sees for a request body, as o200k_base tokens (SPEC §11): the tool
@@ -17,8 +18,9 @@ export class PromptTokens {
 
   of(provider: Provider, text: string): number[] {
     const body: unknown = JSON.parse(text);
-    const key = conversationKey(provider);
-    const scan = scanBody(text, key);
+    const shape = wireShape(provider);
+    const key = shape.scan.conversation;
+    const scan = scanBody(text, shape.scan);
     const conversation = isRecord(body) ? body[key] : undefined;
     if (!isRecord(body) || !Array.isArray(conversation) || !scan) {
       throw new Error(`body has no ${key} array`);
@@ -29,7 +31,7 @@ export class PromptTokens {
     // Anthropic's `system`, a Responses body's `instructions`: the system text.
     const system = body.system ?? body.instructions;
     if (system !== undefined) parts.push(`[system]\n${contentText(system)}`);
-    for (const message of messagesView(provider, conversation, scan, text).messages) {
+    for (const message of messagesView(shape, conversation, scan, text).messages) {
       parts.push(`[${message.role}]\n${message.text}`);
     }
     const tokens: number[] = [];

@@ -35,15 +35,16 @@ import { type PendingStash, scopedEntries } from "./session/records.js";
 import { conversationRoot } from "./session/root.js";
 import { needsPieces } from "./store/pieces.js";
 import type { StashEntry, Store } from "./store/types.js";
-import { hasAssistantTurn } from "./wire/assistant-turn.js";
-import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
+import { isRecord } from "./wire/is-record.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
 import { hasUnusualEscape } from "./wire/json-string.js";
-import { messagesView, replacesMessages } from "./wire/message-views.js";
-import { messageElement, replaceMessagesEdit } from "./wire/replace-messages.js";
+import { messagesView } from "./wire/message-views.js";
+import { type ProviderChoice, resolveShape } from "./wire/provider-choice.js";
+import { replaceMessagesEdit } from "./wire/replace-messages.js";
+import type { WireShape } from "./wire/shape.js";
 import { readTranscript, type Transcript } from "./wire/transcript.js";
-import { conversationKey, type Provider, type Span, upstreamOf } from "./wire/types.js";
+import type { Provider, Span } from "./wire/types.js";
 
 export interface CompactOptions {
   provider?: ProviderChoice;
@@ -160,7 +161,7 @@ interface Parsed {
   readonly messages: readonly unknown[];
   readonly scan: BodyScan;
   readonly transcript: Transcript;
-  readonly provider: Provider;
+  readonly shape: WireShape;
   readonly session: string;
   readonly names: readonly ComponentName[];
   readonly pipelineFallback: boolean;
@@ -331,7 +332,7 @@ export class Compactor {
     options: CompactOptions,
   ): Promise<Outcome> {
     const { config, registry } = this.deps;
-    const pricing = pricingFor(config.cache, parsed.provider);
+    const pricing = pricingFor(config.cache, parsed.shape.pricing);
     const context: BreakContext = {
       pricing,
       history: history.head?.cost,
@@ -380,7 +381,7 @@ export class Compactor {
     // A re-decision this request came to before is judged again without a run; one that is
     // taken is run for real.
     const { kept: expanded } = history.ledger;
-    const known = this.#redecisions.get(parsed.text, parsed.provider, parsed.names, expanded);
+    const known = this.#redecisions.get(parsed.text, parsed.shape.name, parsed.names, expanded);
     if (known !== undefined && judge(known) === undefined) return stay;
     const decided = await this.#decide(parsed, history, cold, options);
     const redecision: Redecision =
@@ -390,13 +391,13 @@ export class Compactor {
             decided: { text: decided.text, tokens: decided.tokensAfter },
             tool: carriesTool(decided, this.deps.config, true, history),
           };
-    this.#redecisions.set(parsed.text, parsed.provider, parsed.names, expanded, redecision);
+    this.#redecisions.set(parsed.text, parsed.shape.name, parsed.names, expanded, redecision);
     const change = judge(redecision);
     if ("bail" in decided || change === undefined) return stay;
     const kept = Math.max(0, change.tokens - change.suffix);
     if (event !== "priced") return { treatment: cold, decided, pricing, kept };
     const price = priceBreak(context, change);
-    const name = pricingName(config.cache, parsed.provider);
+    const name = pricingName(config.cache, parsed.shape.pricing);
     const pricedBreak = { pricing: name, netSaving: price.saving - price.cost };
     return { treatment: cold, decided, pricing, kept, pricedBreak };
   }
@@ -458,7 +459,7 @@ export class Compactor {
     const result: CompactResult = {
       text: decided.text,
       changed: decided.text !== parsed.text,
-      provider: parsed.provider,
+      provider: parsed.shape.name,
       session: parsed.session,
       tokensBefore: parsed.tokensBefore,
       tokensAfter: decided.tokensAfter,
@@ -499,14 +500,14 @@ export class Compactor {
     }
     if (!isRecord(body))
       return early("openai", sessionKey(undefined, options.session), "not_object");
-    const provider = resolveProvider(options.provider ?? "auto", body);
+    const shape = resolveShape(options.provider ?? "auto", body);
+    const provider = shape.name;
     const session = sessionKey(body, options.session);
-    const conversation = conversationKey(provider);
-    const messages = body[conversation];
+    const messages = body[shape.scan.conversation];
     if (!Array.isArray(messages)) return early(provider, session, "no_messages");
-    const scan = scanBody(text, conversation);
+    const scan = scanBody(text, shape.scan);
     if (!scan || scan.ambiguous) return early(provider, session, "ambiguous_keys");
-    const transcript = readTranscript(provider, messages, scan, this.#classes.of);
+    const transcript = readTranscript(shape, messages, scan, this.#classes.of);
     const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
     const names: readonly ComponentName[] | undefined =
       options.pipeline || options.preset
@@ -528,7 +529,7 @@ export class Compactor {
       messages,
       scan,
       transcript,
-      provider,
+      shape,
       session,
       names: names ?? configuredPipeline(config),
       pipelineFallback: names === undefined,
@@ -541,7 +542,7 @@ export class Compactor {
 
   async #history(parsed: Parsed, options: CompactOptions): Promise<History> {
     const now = this.#clock();
-    const { provider, text, scan, body, messages, transcript } = parsed;
+    const { shape, text, scan, body, messages, transcript } = parsed;
     // An unreadable ledger is an unknown history: warm, nothing replayed (§4a). The deployment's
     // learned cache lifetime is read beside it, in the same round trip.
     const [stored, deployment] = await Promise.all([
@@ -549,7 +550,7 @@ export class Compactor {
       readDeploymentLifetime(this.deps.store),
     ]);
     const ledger = withDeploymentLifetime(stored, deployment);
-    const root = conversationRoot(provider, text, scan, body);
+    const root = conversationRoot(shape, text, scan, body);
     const { digests, ids: chain } = this.#chains.chain(
       parsed.session,
       "received",
@@ -557,21 +558,26 @@ export class Compactor {
       (index) => messages[index],
       { bodyChars: text.length, root },
     );
-    const agentCompaction =
-      options.agentCompaction === true || isAgentCompaction(provider, messages);
+    const agentCompaction = options.agentCompaction === true || isAgentCompaction(shape, messages);
     const stands = standing(ledger, root, chain, printsOf(digests), {
       anyRoot: agentCompaction,
       named: namesConversation(body, options.session),
     });
     let { head, through } = stands;
     let frozen: readonly Decision[] = [];
-    if (head) {
+    if (head && agentCompaction) {
+      // The agent's compaction sends its conversation again with the request for a summary,
+      // which Claude Code appends to the last message: every output the head returned goes as
+      // it was returned, that message's too.
+      frozen = head.outputs.slice(0, transcript.outputs.length);
+    } else if (head) {
       // A head describes these messages only if it saw the same outputs in them (same shape read).
       const outputs = outputsBefore(transcript, through);
       if (through === head.messages && outputs !== head.outputs.length) head = undefined;
       else frozen = head.outputs.slice(0, outputs);
     }
     if (head === undefined) through = 0;
+    const diverged = stands.diverged && (head !== undefined || through === 0);
     return {
       ledger,
       root,
@@ -580,8 +586,10 @@ export class Compactor {
       head,
       frozen,
       through,
-      diverged: stands.diverged && (head !== undefined || through === 0),
-      first: !hasAssistantTurn(provider, body, messages),
+      diverged,
+      // A conversation that went on from messages already sent (the history after the agent's
+      // own compaction) diverged, whether or not it holds an assistant turn.
+      first: !shape.conversation.hasAssistantTurn(body, messages) && !(diverged && through > 0),
       agentCompaction,
       now,
     };
@@ -643,15 +651,16 @@ export class Compactor {
         oneWay,
         signal: options.signal ?? NEVER_ABORTED,
         incoming: {
-          provider: upstreamOf(parsed.provider),
+          provider: parsed.shape.upstream.family,
           model:
             options.incoming?.model ??
             (typeof parsed.body.model === "string" ? parsed.body.model : undefined),
           headers: options.incoming?.headers ?? {},
-          baseUrl: config.upstream[upstreamOf(parsed.provider)].base_url,
+          baseUrl: config.upstream[parsed.shape.upstream.family].base_url,
         },
-        messages: replacesMessages(parsed.provider)
-          ? () => messagesView(parsed.provider, parsed.messages, parsed.scan, parsed.text)
+        // Where messages are never replaced, messages-scoped components are unavailable.
+        messages: parsed.shape.summaryMessage
+          ? () => messagesView(parsed.shape, parsed.messages, parsed.scan, parsed.text)
           : undefined,
       },
     );
@@ -745,7 +754,7 @@ export class Compactor {
     return {
       text: decided.text,
       changed: decided.text !== parsed.text,
-      provider: parsed.provider,
+      provider: parsed.shape.name,
       session: parsed.session,
       tokensBefore: parsed.tokensBefore,
       tokensAfter: decided.tokensAfter,
@@ -817,7 +826,7 @@ function writeBack(
   hash: (text: string) => string,
   count: (text: string) => number,
 ): Written | { bail: Passthrough } {
-  const { text, transcript, scan, provider } = parsed;
+  const { text, transcript, scan, shape } = parsed;
   const edits: Edit[] = [];
   const messageEdits = new Map<number, Edit[]>();
   const spellings = new Map<string, { raw: string; messages: Set<number> }>();
@@ -860,10 +869,10 @@ function writeBack(
     }
   }
   let summary: Written["summary"];
-  if (run.replacement) {
+  if (run.replacement && shape.summaryMessage) {
     // Outputs inside the replaced messages were left as received, so no edit overlaps this one.
     const { from, to, role, message } = run.replacement;
-    const edit = replaceMessagesEdit(scan, from, to, messageElement(provider, role, message));
+    const edit = replaceMessagesEdit(scan, from, to, shape.summaryMessage(role, message));
     if (edit) {
       edits.push(edit);
       saved += run.replacement.tokensBefore - run.replacement.tokensAfter;
@@ -892,7 +901,7 @@ function writeBack(
 function withExpandTool(result: CompactResult, parsed: Parsed): CompactResult {
   const { scan } = parsed;
   const delta = result.text.length - parsed.text.length;
-  const messages = scan.members.get(conversationKey(parsed.provider));
+  const messages = scan.members.get(parsed.shape.scan.conversation);
   const members = new Map<string, Span>();
   for (const [key, span] of scan.members) {
     if (span === messages) members.set(key, { start: span.start, end: span.end + delta });
@@ -900,12 +909,12 @@ function withExpandTool(result: CompactResult, parsed: Parsed): CompactResult {
       members.set(key, { start: span.start + delta, end: span.end + delta });
     } else members.set(key, span);
   }
-  const text = injectExpandTool(result.text, result.provider, members, scan.close + delta);
+  const text = injectExpandTool(result.text, parsed.shape, members, scan.close + delta);
   return { ...result, text, changed: true };
 }
 
 function unchanged(parsed: Parsed, cache: CacheTreatment, reason: Passthrough): CompactResult {
-  return { ...passthrough(parsed.text, parsed.provider, parsed.session, reason), cache };
+  return { ...passthrough(parsed.text, parsed.shape.name, parsed.session, reason), cache };
 }
 
 function passthrough(

@@ -5,12 +5,14 @@ import { chainIds, messageDigest } from "./session/chain.js";
 import { sessionKey } from "./session/key.js";
 import { ownershipKey, type RecordKind, recordKey } from "./session/records.js";
 import type { Store } from "./store/types.js";
-import { isRecord, type ProviderChoice, resolveProvider } from "./wire/detect.js";
 import { applyEdits, type Edit } from "./wire/edit.js";
+import { isRecord } from "./wire/is-record.js";
 import { type BodyScan, scanBody } from "./wire/json-scan.js";
+import { type ProviderChoice, resolveShape } from "./wire/provider-choice.js";
 import { elementText } from "./wire/replace-messages.js";
-import { type ContentString, readTranscript } from "./wire/transcript.js";
-import { conversationKey, type Span } from "./wire/types.js";
+import type { ContentString } from "./wire/string-collector.js";
+import { readTranscript } from "./wire/transcript.js";
+import type { Span } from "./wire/types.js";
 
 /** Texts at least this long have their ids remembered for the one rehydration. */
 const LONG_TEXT_CHARS = 64 * 1024;
@@ -51,14 +53,13 @@ export async function rehydrate(
   }
   if (!isRecord(body)) throw new InvalidBodyError("body is not a JSON object");
   const session = sessionKey(body, options.session);
-  const provider = resolveProvider(options.provider ?? "auto", body);
-  const conversation = conversationKey(provider);
-  const messages = body[conversation];
-  const scan = scanBody(text, conversation);
+  const shape = resolveShape(options.provider ?? "auto", body);
+  const messages = body[shape.scan.conversation];
+  const scan = scanBody(text, shape.scan);
   if (!Array.isArray(messages) || !scan || scan.ambiguous) {
     return { text, session, restored: 0, unresolved: 0 };
   }
-  const transcript = readTranscript(provider, messages, scan);
+  const transcript = readTranscript(shape, messages, scan);
   // Records and markers are resolved only through the conversation this body is (§7): the chain
   // ids of its messages (Responses: items) as they stand, which are those the compactor returned.
   // Hashed once, and only when some string may be restored: most messages of a long body are
@@ -109,7 +110,7 @@ export async function rehydrate(
     }
   }
   return {
-    text: removeExpandTool(applyEdits(text, edits), provider),
+    text: removeExpandTool(applyEdits(text, edits), shape),
     session,
     restored: edits.length,
     unresolved,

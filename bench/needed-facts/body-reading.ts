@@ -1,7 +1,9 @@
-import { isRecord } from "../../src/wire/detect.js";
+import { contentText } from "../../src/wire/chat/content-text.js";
+import { isRecord } from "../../src/wire/is-record.js";
 import { scanBody } from "../../src/wire/json-scan.js";
-import { contentText, readTranscript } from "../../src/wire/transcript.js";
-import { conversationKey, type Provider } from "../../src/wire/types.js";
+import { wireShape } from "../../src/wire/registry.js";
+import { readTranscript } from "../../src/wire/transcript.js";
+import type { Provider } from "../../src/wire/types.js";
 import type { Action } from "./action-references.js";
 import { withoutListingColumn } from "./listing.js";
 
@@ -37,14 +39,15 @@ export class BodyReader {
 
   read(provider: Provider, text: string): BodyReading {
     const body: unknown = JSON.parse(text);
-    const key = conversationKey(provider);
+    const shape = wireShape(provider);
+    const key = shape.scan.conversation;
     const conversation = isRecord(body) ? body[key] : undefined;
-    const scan = scanBody(text, key);
+    const scan = scanBody(text, shape.scan);
     if (!isRecord(body) || !Array.isArray(conversation) || !scan) {
       throw new Error(`body has no ${key} array`);
     }
     const messages: readonly unknown[] = conversation;
-    const transcript = readTranscript(provider, messages, scan);
+    const transcript = readTranscript(shape, messages, scan);
     const given: string[] = [];
     const tools = scan.members.get("tools");
     if (tools) given.push(text.slice(tools.start, tools.end));

@@ -1,4 +1,4 @@
-import { isRecord } from "../../src/wire/detect.js";
+import { isRecord } from "../../src/wire/is-record.js";
 import type { Source } from "./body-reading.js";
 import { FACT_STATES, type FactState, OTHER } from "./classify.js";
 import { FACT_KINDS, type FactKind } from "./reference.js";

@@ -1,5 +1,6 @@
 import type { CacheConfig } from "../config/schema.js";
 import type { Store } from "../store/types.js";
+import type { UsageReading } from "../wire/shape.js";
 import { DEPLOYMENT_LIFETIME, stepDeploymentLifetime } from "./deployment-lifetime.js";
 import {
   cacheLifetime,
@@ -9,7 +10,7 @@ import {
   stepLifetime,
 } from "./lifetime.js";
 import type { CacheObservation, CachePrediction, ObservationWrite } from "./observation.js";
-import { MIN_CACHEABLE_TOKENS, type ServedUsage, servedHit, type UsageFormat } from "./usage.js";
+import { MIN_CACHEABLE_TOKENS, type ServedUsage, servedHit } from "./usage.js";
 import { type TappedBody, tapUsage } from "./usage-tap.js";
 
 /** Hooks an observer calls as it records; metrics subscribe to them. All optional. */
@@ -20,8 +21,11 @@ export interface CacheObserverEvents {
   onLifetimeStep?(evidence: LifetimeEvidence): void;
   /** The deployment's learned lifetime (ms) as the store holds it after a write. */
   onDeploymentLifetime?(ms: number): void;
-  /** A successful response whose body carried no usage the service could read. */
-  onUnreported?(format: UsageFormat): void;
+  /**
+   * A successful response whose body carried no usage the service could read; `format` names its
+   * usage (WireShape.usage.format).
+   */
+  onUnreported?(format: string): void;
 }
 
 export interface CacheObserverDeps {
@@ -41,24 +45,25 @@ export class CacheObserver {
 
   /**
    * `body` exactly as the client gets it; once it has been read to its end, the usage it carried
-   * (`format`) is recorded for `session` against `prediction` (nothing without a prediction).
+   * (as `usage` reads it) is recorded for `session` against `prediction` (nothing without a
+   * prediction).
    */
   observeBody(
     body: TappedBody,
-    format: UsageFormat,
+    usage: UsageReading,
     session: string,
     prediction: CachePrediction | undefined,
   ): TappedBody {
     if (prediction === undefined) return body;
-    return tapUsage(body, format, (served) => {
-      if (served === undefined) this.deps.events?.onUnreported?.(format);
+    return tapUsage(body, usage, (served) => {
+      if (served === undefined) this.deps.events?.onUnreported?.(usage.format);
       else void this.record(session, prediction, served);
     });
   }
 
   /**
-   * Records one response's served cache (the Responses route calls this with
-   * `servedUsage("responses", usage)`); resolves once written, never rejects.
+   * Records one response's served cache (as its wire shape's `usage.served` reads it); resolves
+   * once written, never rejects.
    */
   async record(session: string, prediction: CachePrediction, served: ServedUsage): Promise<void> {
     const { config, store, events } = this.deps;

@@ -1,5 +1,4 @@
 import type { CacheConfig } from "../config/schema.js";
-import type { Provider } from "../wire/types.js";
 
 /**
  * What the model server bills a prompt token (§4a, §11), in units of one uncached token: `read`
@@ -17,28 +16,14 @@ export const ANTHROPIC_PRICING: Pricing = Object.freeze({ read: 0.1, write: 1.25
 export const OPENAI_PRICING: Pricing = Object.freeze({ read: 0.1, write: 1 });
 export const PREFILL_ONLY_PRICING: Pricing = Object.freeze({ read: 0, write: 1 });
 
-/** The prices a request of shape `provider` is judged by under `cache.pricing`. */
-export function pricingFor(config: Pick<CacheConfig, "pricing">, provider: Provider): Pricing {
-  const { pricing } = config;
-  if (typeof pricing === "object") return pricing;
-  switch (pricing) {
-    case "anthropic":
-      return ANTHROPIC_PRICING;
-    case "openai":
-    case "vllm":
-      return OPENAI_PRICING;
-    case "prefill-only":
-      return PREFILL_ONLY_PRICING;
-    default:
-      return provider === "anthropic" ? ANTHROPIC_PRICING : OPENAI_PRICING;
-  }
-}
-
 /**
  * The name of the prices `pricingFor` applies, for metric labels: `auto` resolves by shape
- * (`anthropic`, else `openai`), explicit prices are `custom`.
+ * (each wire shape names its own, WireShape.pricing), explicit prices are `custom`.
  */
 export type PricingName = "anthropic" | "openai" | "vllm" | "prefill-only" | "custom";
+
+/** Prices known by name (`cache.pricing`, a wire shape's default). */
+export type NamedPricing = Exclude<PricingName, "custom">;
 
 export const PRICING_NAMES: readonly PricingName[] = [
   "anthropic",
@@ -48,9 +33,31 @@ export const PRICING_NAMES: readonly PricingName[] = [
   "custom",
 ];
 
-export function pricingName(config: Pick<CacheConfig, "pricing">, provider: Provider): PricingName {
+const NAMED: Readonly<Record<NamedPricing, Pricing>> = {
+  anthropic: ANTHROPIC_PRICING,
+  openai: OPENAI_PRICING,
+  vllm: OPENAI_PRICING,
+  "prefill-only": PREFILL_ONLY_PRICING,
+};
+
+/**
+ * The prices a request is judged by under `cache.pricing`; `auto` stands for `shapePricing`, the
+ * prices of the request's wire shape.
+ */
+export function pricingFor(
+  config: Pick<CacheConfig, "pricing">,
+  shapePricing: NamedPricing,
+): Pricing {
+  const { pricing } = config;
+  if (typeof pricing === "object") return pricing;
+  return NAMED[pricing === "auto" ? shapePricing : pricing];
+}
+
+export function pricingName(
+  config: Pick<CacheConfig, "pricing">,
+  shapePricing: NamedPricing,
+): PricingName {
   const { pricing } = config;
   if (typeof pricing === "object") return "custom";
-  if (pricing === "auto") return provider === "anthropic" ? "anthropic" : "openai";
-  return pricing;
+  return pricing === "auto" ? shapePricing : pricing;
 }

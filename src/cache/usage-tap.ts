@@ -1,5 +1,6 @@
-import { isRecord } from "../wire/detect.js";
-import { mergeAnthropicUsage, type ServedUsage, servedUsage, type UsageFormat } from "./usage.js";
+import { isRecord } from "../wire/is-record.js";
+import type { UsageReading } from "../wire/shape.js";
+import type { ServedUsage } from "./usage.js";
 
 /** A response body as relayed: a stream, a text read whole, or none. */
 export type TappedBody = ReadableStream<Uint8Array> | string | null;
@@ -9,22 +10,23 @@ export const MAX_JSON_USAGE_BYTES = 8 * 1024 * 1024;
 
 /**
  * `body` as it is, byte for byte, read by the client at its own pace; `onUsage` is called once
- * when the body has been read whole, with the usage it carried (undefined when none could be
- * read), and never when the body broke off or the client left. A stream is observed as its
- * chunks pass, each after it was handed on; a text is read after the response is on its way.
+ * when the body has been read whole, with the usage it carried as its wire shape reads it
+ * (`usage`; undefined when none could be read), and never when the body broke off or the client
+ * left. A stream is observed as its chunks pass, each after it was handed on; a text is read
+ * after the response is on its way.
  */
 export function tapUsage(
   body: TappedBody,
-  format: UsageFormat,
+  usage: UsageReading,
   onUsage: (served: ServedUsage | undefined) => void,
 ): TappedBody {
   if (body === null) return body;
   if (typeof body === "string") {
-    setImmediate(() => onUsage(usageOfJson(format, body)));
+    setImmediate(() => onUsage(usageOfJson(usage, body)));
     return body;
   }
   const reader = body.getReader();
-  const reading = new UsageReader(format);
+  const reading = new UsageReader(usage);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const { done, value } = await reader.read();
@@ -43,14 +45,14 @@ export function tapUsage(
 }
 
 /** The usage of a whole JSON response body, or undefined. */
-function usageOfJson(format: UsageFormat, text: string): ServedUsage | undefined {
+function usageOfJson(usage: UsageReading, text: string): ServedUsage | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return undefined;
   }
-  return isRecord(value) ? servedUsage(format, value.usage) : undefined;
+  return isRecord(value) ? usage.served(value.usage) : undefined;
 }
 
 /** A line of an event stream longer than this is not held for its usage. */
@@ -72,7 +74,7 @@ class UsageReader {
   #lineLength = 0;
   #usage: Record<string, unknown> | undefined;
 
-  constructor(private readonly format: UsageFormat) {}
+  constructor(private readonly reading: UsageReading) {}
 
   push(chunk: Uint8Array): void {
     const text = this.#decoder.decode(chunk, { stream: true });
@@ -90,10 +92,10 @@ class UsageReader {
 
   finish(): ServedUsage | undefined {
     const rest = this.#decoder.decode();
-    if (this.#mode === "json") return usageOfJson(this.format, this.#json.join("") + rest);
+    if (this.#mode === "json") return usageOfJson(this.reading, this.#json.join("") + rest);
     if (this.#mode !== "sse") return undefined;
     this.#lines(rest, true);
-    return servedUsage(this.format, this.#usage);
+    return this.reading.served(this.#usage);
   }
 
   /**
@@ -129,19 +131,7 @@ class UsageReader {
     } catch {
       return;
     }
-    if (!isRecord(data)) return;
-    if (this.format === "chat") {
-      if (isRecord(data.usage)) this.#usage = data.usage;
-    } else if (this.format === "anthropic") {
-      // message_start carries the input counts in message.usage; message_delta may repeat them.
-      if (data.type === "message_start" && isRecord(data.message)) {
-        this.#usage = mergeAnthropicUsage(this.#usage, data.message.usage);
-      } else if (data.type === "message_delta") {
-        this.#usage = mergeAnthropicUsage(this.#usage, data.usage);
-      }
-    } else if (isRecord(data.response) && isRecord(data.response.usage)) {
-      this.#usage = data.response.usage;
-    }
+    if (isRecord(data)) this.#usage = this.reading.fromEvent(data, this.#usage);
   }
 }
 

@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 
 /**
  * What the model's server says it served from its prompt cache for one request (§4a), in its
@@ -9,49 +9,28 @@ export interface ServedUsage {
   readonly inputTokens: number;
 }
 
-/** The usage shapes a response may carry. */
-export type UsageFormat = "chat" | "anthropic" | "responses";
-
 /**
- * The served cache of a usage object: Chat Completions (OpenAI, vLLM) `prompt_tokens` and
- * `prompt_tokens_details.cached_tokens`; Anthropic `input_tokens` (uncached only) plus
- * `cache_read_input_tokens` and `cache_creation_input_tokens`; Responses `input_tokens` and
- * `input_tokens_details.cached_tokens`. Undefined when the object carries no prompt count or no
- * cached count: a server that does not report its cache (vLLM without
- * `--enable-prompt-tokens-details`) says nothing about it, and reading that as "nothing cached"
- * would teach every session that its cache is always cold.
+ * The served cache of an OpenAI-style usage object (Chat Completions — OpenAI, vLLM —
+ * `prompt_tokens` and `prompt_tokens_details.cached_tokens`; Responses `input_tokens` and
+ * `input_tokens_details.cached_tokens`): `promptKey` names the prompt count (cached tokens
+ * included), `detailsKey` the object that holds `cached_tokens`. Undefined when the object
+ * carries no prompt count or no cached count: a server that does not report its cache (vLLM
+ * without `--enable-prompt-tokens-details`) says nothing about it, and reading that as "nothing
+ * cached" would teach every session that its cache is always cold. Each wire shape reads its
+ * own usage (WireShape.usage).
  */
-export function servedUsage(format: UsageFormat, usage: unknown): ServedUsage | undefined {
+export function servedWithDetails(
+  usage: unknown,
+  promptKey: string,
+  detailsKey: string,
+): ServedUsage | undefined {
   if (!isRecord(usage)) return undefined;
-  if (format === "anthropic") {
-    const uncached = count(usage.input_tokens);
-    const read = count(usage.cache_read_input_tokens);
-    if (uncached === undefined || read === undefined) return undefined;
-    const written = count(usage.cache_creation_input_tokens) ?? 0;
-    return { cachedTokens: read, inputTokens: uncached + read + written };
-  }
-  const inputTokens = count(format === "chat" ? usage.prompt_tokens : usage.input_tokens);
+  const inputTokens = tokenCount(usage[promptKey]);
   if (inputTokens === undefined) return undefined;
-  const details = format === "chat" ? usage.prompt_tokens_details : usage.input_tokens_details;
-  const cached = isRecord(details) ? count(details.cached_tokens) : undefined;
+  const details = usage[detailsKey];
+  const cached = isRecord(details) ? tokenCount(details.cached_tokens) : undefined;
   if (cached === undefined) return undefined;
   return { cachedTokens: Math.min(cached, inputTokens), inputTokens };
-}
-
-/**
- * Anthropic streams report usage in two parts: `message_start` carries the input counts and
- * `message_delta` may repeat them; a later part overrides the fields it has.
- */
-export function mergeAnthropicUsage(
-  earlier: Record<string, unknown> | undefined,
-  later: unknown,
-): Record<string, unknown> | undefined {
-  if (!isRecord(later)) return earlier;
-  const merged: Record<string, unknown> = { ...earlier };
-  for (const [key, value] of Object.entries(later)) {
-    if (value !== null && value !== undefined) merged[key] = value;
-  }
-  return merged;
 }
 
 /**
@@ -73,7 +52,8 @@ export function servedHit(served: ServedUsage, referenceTokens: number | undefin
   return served.cachedTokens > 0 && served.cachedTokens >= reference * HIT_SHARE;
 }
 
-function count(value: unknown): number | undefined {
+/** A token count as a usage object reports it: a finite non-negative number, floored. */
+export function tokenCount(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value >= 0
     ? Math.floor(value)
     : undefined;

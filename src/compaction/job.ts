@@ -2,7 +2,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { CompactOptions, CompactResult } from "../compactor.js";
 import type { Config } from "../config/schema.js";
 import type { RehydrateResult } from "../rehydrate.js";
-import type { ProviderChoice } from "../wire/detect.js";
+import type { ProviderChoice } from "../wire/provider-choice.js";
 
 /** What a compaction worker is started with: the process's configuration and store values. */
 export interface WorkerSetup {

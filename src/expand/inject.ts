@@ -1,7 +1,8 @@
 import type { Config } from "../config/schema.js";
-import { isRecord } from "../wire/detect.js";
-import type { Provider, Span } from "../wire/types.js";
-import { declaredToolName, EXPAND_TOOL_NAME, expandToolJson } from "./tool.js";
+import { isRecord } from "../wire/is-record.js";
+import type { WireShape } from "../wire/shape.js";
+import type { Span } from "../wire/types.js";
+import { declaredToolName, EXPAND_TOOL_NAME } from "./tool.js";
 
 export type InjectMode = Config["inject_expand"];
 
@@ -50,18 +51,19 @@ export function forcesToolChoice(choice: unknown): boolean {
 }
 
 /**
- * Adds the expand tool as the last entry of `tools` (§8.1), or as a `tools` member before the
- * closing brace when there is none, editing the raw request text so every other byte stays as it
- * was. `members` and `close` locate the body's root members; the caller decides whether the tool
- * belongs (expandAbility, and the cache policy: only on a session's first or a cold request).
+ * Adds the expand tool (the shape's entry) as the last entry of `tools` (§8.1), or as a `tools`
+ * member before the closing brace when there is none, editing the raw request text so every
+ * other byte stays as it was. `members` and `close` locate the body's root members; the caller
+ * decides whether the tool belongs (expandAbility, and the cache policy: only on a session's
+ * first or a cold request).
  */
 export function injectExpandTool(
   text: string,
-  provider: Provider,
+  shape: Pick<WireShape, "expandTool">,
   members: ReadonlyMap<string, Span>,
   close: number,
 ): string {
-  const entry = expandToolJson(provider);
+  const entry = shape.expandTool;
   const toolsSpan = members.get("tools");
   if (toolsSpan === undefined) {
     const separator = members.size > 0 ? "," : "";

@@ -1,51 +1,19 @@
-import type { Provider } from "../wire/types.js";
-
 /** The name of the expand tool (§8.1). */
 export const EXPAND_TOOL_NAME = "context_guru_expand";
 
-const DESCRIPTION =
+/** What the expand tool does, as every wire shape's entry describes it. */
+export const EXPAND_TOOL_DESCRIPTION =
   "Returns the full original content that was replaced by a <<cg:HASH>> marker in this " +
   "conversation. Call it when you need the omitted content; pass the marker's HASH as id.";
 
-const PARAMETERS = {
+/** The expand tool's JSON Schema parameters: one required string `id`. */
+export const EXPAND_TOOL_PARAMETERS = {
   type: "object",
   properties: {
     id: { type: "string", description: "The HASH from a <<cg:HASH>> marker" },
   },
   required: ["id"],
 } as const;
-
-/** OpenAI chat `tools[]` entry. */
-export const OPENAI_EXPAND_TOOL = {
-  type: "function",
-  function: { name: EXPAND_TOOL_NAME, description: DESCRIPTION, parameters: PARAMETERS },
-} as const;
-
-/** Anthropic messages `tools[]` entry. */
-export const ANTHROPIC_EXPAND_TOOL = {
-  name: EXPAND_TOOL_NAME,
-  description: DESCRIPTION,
-  input_schema: PARAMETERS,
-} as const;
-
-/** OpenAI Responses `tools[]` entry: the flat function form. */
-export const RESPONSES_EXPAND_TOOL = {
-  type: "function",
-  name: EXPAND_TOOL_NAME,
-  description: DESCRIPTION,
-  parameters: PARAMETERS,
-} as const;
-
-const TOOL_JSON: Readonly<Record<Provider, string>> = {
-  openai: JSON.stringify(OPENAI_EXPAND_TOOL),
-  anthropic: JSON.stringify(ANTHROPIC_EXPAND_TOOL),
-  responses: JSON.stringify(RESPONSES_EXPAND_TOOL),
-};
-
-/** The tool definition as JSON text, byte-identical on every call (provider prompt caches stay warm). */
-export function expandToolJson(provider: Provider): string {
-  return TOOL_JSON[provider];
-}
 
 /** The name a `tools[]` entry declares, in any wire format's shape. */
 export function declaredToolName(tool: unknown): string | undefined {

@@ -1,6 +1,6 @@
-import { isRecord } from "../wire/detect.js";
-import type { StreamAggregator, StreamOpening } from "./parse-sse.js";
+import { isRecord } from "../wire/is-record.js";
 import { eventJson, type SseEvent } from "./sse.js";
+import type { StreamAggregator, StreamOpening } from "./stream-aggregator.js";
 import type { AssistantTurn } from "./turn.js";
 
 /**

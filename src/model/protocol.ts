@@ -1,4 +1,4 @@
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import type { Upstream as Provider } from "../wire/types.js";
 import { ModelResponseError } from "./errors.js";
 

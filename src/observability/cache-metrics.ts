@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { CacheObserverEvents } from "../cache/observed.js";
+import { SHAPES } from "../wire/registry.js";
 
 /** Idle times (seconds) the observed hits and misses are bucketed by. */
 const idleBuckets = [1, 5, 15, 30, 60, 120, 180, 240, 300, 450, 600, 900, 1800, 3600];
@@ -45,7 +46,7 @@ export function cacheObservationMetrics(registry: Registry): CacheObserverEvents
     for (const served of ["hit", "miss"]) observed.inc({ predicted, observed: served }, 0);
   }
   for (const step of ["shorten", "lengthen"]) steps.inc({ step }, 0);
-  for (const format of ["chat", "anthropic", "responses"]) unreported.inc({ format }, 0);
+  for (const { usage } of SHAPES) unreported.inc({ format: usage.format }, 0);
   return {
     onObserved: (observation) => {
       observed.inc({ predicted: observation.predicted, observed: observation.observed });

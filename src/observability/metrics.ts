@@ -6,6 +6,7 @@ import type { CompactResult } from "../compactor.js";
 import { componentNames } from "../config/schema.js";
 import type { BailReason, ProxyEvents } from "../proxy/events.js";
 import type { Store } from "../store/types.js";
+import { SHAPES } from "../wire/registry.js";
 import { cacheObservationMetrics } from "./cache-metrics.js";
 import { storeGauges } from "./store-gauges.js";
 
@@ -336,7 +337,7 @@ export class Metrics {
       this.#pricedSaving.inc({ pricing }, 0);
     }
     for (const operation of storeOperations) this.#storeErrors.inc({ operation }, 0);
-    for (const provider of ["openai", "anthropic", "responses"]) {
+    for (const { name: provider } of SHAPES) {
       for (const delivery of ["streamed", "buffered"]) {
         this.#proxyResponses.inc({ provider, delivery }, 0);
       }

@@ -1,8 +1,8 @@
-import { continuationRequest } from "../expand/continuation.js";
 import { classifyCalls } from "../expand/turn.js";
 import type { Store } from "../store/types.js";
 import type { UpstreamClient } from "../upstream/client.js";
 import { ClientGoneError } from "../upstream/errors.js";
+import { wireShape } from "../wire/registry.js";
 import type { Provider } from "../wire/types.js";
 import type { BailReason, ProxyEvents } from "./events.js";
 import { resolveCalls } from "./resolve.js";
@@ -99,6 +99,6 @@ async function continuation(
     (call) => call.id === undefined || !context.allowed.has(call.id),
   );
   if (resolved.length === 0 && !answerable) return { bail: "nothing_resolved" };
-  const request = continuationRequest(text, context.provider, turn, results);
+  const request = wireShape(context.provider).continuation(text, turn, results);
   return request === undefined ? { bail: "no_messages" } : { request };
 }

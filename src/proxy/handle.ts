@@ -1,11 +1,11 @@
 import type { ServerResponse } from "node:http";
 import type { CacheObserver } from "../cache/observed.js";
-import type { UsageFormat } from "../cache/usage.js";
 import type { Config } from "../config/schema.js";
 import type { Store } from "../store/types.js";
 import { utf8Text } from "../text/utf8.js";
 import type { UpstreamClient } from "../upstream/client.js";
 import { relayedResponseHeaders } from "../upstream/headers.js";
+import { wireShape } from "../wire/registry.js";
 import type { Provider } from "../wire/types.js";
 import type { ProxyEvents } from "./events.js";
 import { runExpandLoop } from "./expand-loop.js";
@@ -22,13 +22,6 @@ export interface ProxyContext extends PrepareDeps {
   /** Records what the server served from its prompt cache against the prediction (§4a). */
   readonly observer: Pick<CacheObserver, "observeBody">;
 }
-
-/** The usage shape of each route's responses. */
-const USAGE_FORMATS: Readonly<Record<Provider, UsageFormat>> = {
-  openai: "chat",
-  anthropic: "anthropic",
-  responses: "responses",
-};
 
 /**
  * One proxied request (§8.2): compact → inject the expand tool → forward → the expand loop.
@@ -62,7 +55,7 @@ export async function handleProxy(
   const observe = (body: RoundBody) =>
     context.observer.observeBody(
       body,
-      USAGE_FORMATS[provider],
+      wireShape(provider).usage,
       prepared.session,
       prepared.prediction,
     );

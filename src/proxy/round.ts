@@ -1,6 +1,6 @@
 import { parseJsonResponse } from "../expand/parse-json.js";
-import { streamAggregator } from "../expand/parse-sse.js";
 import type { AssistantTurn } from "../expand/turn.js";
+import { wireShape } from "../wire/registry.js";
 import type { Provider } from "../wire/types.js";
 import { HeldBody, type HoldLimit } from "./held-body.js";
 import { PeekedStream } from "./stream-peek.js";
@@ -54,7 +54,7 @@ export async function readRound(
   const replay = () => held.replay();
   const contentType = upstream.headers.get("content-type") ?? "";
   if (contentType.toLowerCase().startsWith("text/event-stream")) {
-    const stream = new PeekedStream(held, streamAggregator(provider));
+    const stream = new PeekedStream(held, wireShape(provider).response.stream());
     const peeked = await stream.peek();
     if (peeked.opening === "through") return passThrough(true, replay, limitOf(peeked.stop));
     const stop = await stream.drain();
@@ -79,7 +79,7 @@ export async function readRound(
     const text = held.text();
     let turn: AssistantTurn | undefined;
     try {
-      turn = parseJsonResponse(provider, JSON.parse(text), text);
+      turn = parseJsonResponse(wireShape(provider), JSON.parse(text), text);
     } catch {
       turn = undefined;
     }

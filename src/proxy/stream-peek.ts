@@ -1,5 +1,5 @@
-import type { StreamAggregator, StreamOpening } from "../expand/parse-sse.js";
 import { SseParser } from "../expand/sse.js";
+import type { StreamAggregator, StreamOpening } from "../expand/stream-aggregator.js";
 import type { HeldBody, HeldRead } from "./held-body.js";
 
 /** How far a held event stream was read: its end, its failure, or a bound of the hold. */

@@ -3,7 +3,7 @@ import type { Services } from "../app.js";
 import { parseCacheHeader } from "../cache/policy.js";
 import { pipelineNames } from "../config/pipeline-header.js";
 import { credentialHeaders } from "../model/credential-headers.js";
-import { parseProviderChoice } from "../wire/detect.js";
+import { parseProviderChoice } from "../wire/provider-choice.js";
 import { limitBody, requestBytes } from "./body-limit.js";
 import { decodeBody } from "./content-encoding.js";
 

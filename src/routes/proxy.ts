@@ -7,6 +7,7 @@ import type { ProxyEvents } from "../proxy/events.js";
 import { handleProxy, type ProxyContext } from "../proxy/handle.js";
 import type { Store } from "../store/types.js";
 import { UpstreamClient } from "../upstream/client.js";
+import { SHAPES } from "../wire/registry.js";
 import { limitBody } from "./body-limit.js";
 import { deliveryOf } from "./delivery.js";
 
@@ -22,9 +23,9 @@ export interface ProxyDeps {
 }
 
 /**
- * The OpenAI- and Anthropic-compatible proxy routes (§2): `POST /v1/chat/completions` goes to
- * `upstream.openai.base_url` + `/chat/completions`, `POST /v1/responses` to
- * `upstream.openai.base_url` + `/responses`, `POST /v1/messages` to
+ * The OpenAI- and Anthropic-compatible proxy routes (§2), one per wire shape (its `proxyRoute`):
+ * `POST /v1/chat/completions` goes to `upstream.openai.base_url` + `/chat/completions`,
+ * `POST /v1/responses` to `upstream.openai.base_url` + `/responses`, `POST /v1/messages` to
  * `upstream.anthropic.base_url` + `/v1/messages`, as the official SDKs lay out their base URLs.
  * `POST /v1/messages/count_tokens` is prepared as `/v1/messages` would be, recording nothing, and
  * goes to `upstream.anthropic.base_url` + `/v1/messages/count_tokens`.
@@ -45,15 +46,11 @@ export function proxyRoutes(deps: ProxyDeps): Hono {
   };
   const limit = limitBody(config.limits.body_bytes);
   const app = new Hono();
-  app.post("/v1/chat/completions", limit, (c) =>
-    handleProxy(context, "openai", c.req.raw, deliveryOf(c)),
-  );
-  app.post("/v1/messages", limit, (c) =>
-    handleProxy(context, "anthropic", c.req.raw, deliveryOf(c)),
-  );
-  app.post("/v1/responses", limit, (c) =>
-    handleProxy(context, "responses", c.req.raw, deliveryOf(c)),
-  );
+  for (const shape of SHAPES) {
+    app.post(shape.proxyRoute, limit, (c) =>
+      handleProxy(context, shape.name, c.req.raw, deliveryOf(c)),
+    );
+  }
   app.post("/v1/messages/count_tokens", limit, (c) =>
     handleCountTokens(context, c.req.raw, deliveryOf(c)),
   );

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { Services } from "../app.js";
-import { parseProviderChoice } from "../wire/detect.js";
+import { parseProviderChoice } from "../wire/provider-choice.js";
 import { limitBody } from "./body-limit.js";
 
 /** Seconds a client is asked to wait before it sends a declined body again. */

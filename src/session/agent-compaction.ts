@@ -1,15 +1,15 @@
-import { isRecord } from "../wire/detect.js";
-import type { Provider } from "../wire/types.js";
+import { isRecord } from "../wire/is-record.js";
+import type { WireShape } from "../wire/shape.js";
 
 /**
  * The agent's own compaction (§4a "Live sessions"): a request in which an agent summarises its
  * history to start over from the summary. It belongs to the conversation it summarises,
  * whatever its tools, and goes as that conversation was sent. Recognised by what the agents
- * send: a trailing Responses `compaction_trigger` item (Codex, built-in provider), Codex's
- * `request_kind: "compaction"` turn metadata (a header: agentCompactionHeader), or the last
- * user message asking for the summary in the words the agents use (Claude Code's summary
- * prompt, Codex's context checkpoint prompt, and the general request for a detailed summary of
- * the conversation).
+ * send: a trailing item that asks for it (Codex's Responses `compaction_trigger`, built-in
+ * provider), Codex's `request_kind: "compaction"` turn metadata (a header:
+ * agentCompactionHeader), or the last user message asking for the summary in the words the
+ * agents use (Claude Code's summary prompt, appended to its last user message; Codex's context
+ * checkpoint prompt; the general request for a detailed summary of the conversation).
  */
 
 const ASKS_FOR_SUMMARY = [
@@ -19,17 +19,12 @@ const ASKS_FOR_SUMMARY = [
   /\bsummari[sz]e\s+(?:the|this|our)\s+(?:entire\s+|whole\s+)?conversation\b/i,
 ];
 
-/** Whether a conversation (`messages`, or a Responses body's `input`) is the agent's compaction. */
-export function isAgentCompaction(provider: Provider, conversation: readonly unknown[]): boolean {
-  const last = conversation.at(-1);
-  if (provider === "responses" && isRecord(last) && last.type === "compaction_trigger") return true;
-  for (let index = conversation.length - 1; index >= 0; index--) {
-    const message = conversation[index];
-    if (!isRecord(message) || message.role !== "user") continue;
-    const text = userText(message.content);
-    return ASKS_FOR_SUMMARY.some((pattern) => pattern.test(text));
-  }
-  return false;
+/** Whether a conversation (`items`) of wire shape `shape` is the agent's own compaction. */
+export function isAgentCompaction(shape: WireShape, items: readonly unknown[]): boolean {
+  const { conversation } = shape;
+  if (conversation.endsWithCompactionTrigger(items)) return true;
+  const text = conversation.lastUserText(items);
+  return text !== "" && ASKS_FOR_SUMMARY.some((pattern) => pattern.test(text));
 }
 
 /**
@@ -44,18 +39,4 @@ export function agentCompactionHeader(turnMetadata: string | null | undefined): 
   } catch {
     return false;
   }
-}
-
-function userText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part) =>
-      isRecord(part) &&
-      (part.type === "text" || part.type === "input_text") &&
-      typeof part.text === "string"
-        ? part.text
-        : "",
-    )
-    .join("\n");
 }

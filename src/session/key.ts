@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { isRecord } from "../wire/detect.js";
-import { isMessage, itemText } from "../wire/responses.js";
-import { contentText } from "../wire/transcript.js";
+import { isRecord } from "../wire/is-record.js";
+import { detectShape } from "../wire/registry.js";
 
 /** An explicit id used as it is (§7). */
 const USABLE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -24,7 +23,8 @@ export function explicitSessionKey(id: unknown): string | undefined {
 /**
  * §7: an explicit id (header, else body `metadata.user_id`) through explicitSessionKey, else the
  * first 16 hex of SHA-256(first system text + NUL + first user text) — stable across the turns
- * of a conversation. A Responses body's system text is its `instructions`.
+ * of a conversation. The texts are those of the shape the body is sniffed as (§2): a Responses
+ * body's system text is its `instructions`.
  */
 export function sessionKey(body: unknown, explicit?: string): string {
   const fromHeader = explicitSessionKey(explicit);
@@ -32,37 +32,8 @@ export function sessionKey(body: unknown, explicit?: string): string {
   if (!isRecord(body)) return derive("", "");
   const fromBody = isRecord(body.metadata) ? explicitSessionKey(body.metadata.user_id) : undefined;
   if (fromBody !== undefined) return fromBody;
-  if (body.messages === undefined && Array.isArray(body.input))
-    return responsesKey(body, body.input);
-  let system = body.system === undefined ? undefined : contentText(body.system);
-  let user: string | undefined;
-  for (const message of Array.isArray(body.messages) ? body.messages : []) {
-    if (!isRecord(message)) continue;
-    if (system === undefined && (message.role === "system" || message.role === "developer")) {
-      system = contentText(message.content);
-    }
-    if (user === undefined && message.role === "user") user = contentText(message.content);
-    if (system !== undefined && user !== undefined) break;
-  }
-  return derive(system ?? "", user ?? "");
-}
-
-/**
- * A Responses body's derived key: `instructions` (else the first system or developer message
- * item) and the first user message item — the same for every turn sent with the whole history.
- */
-function responsesKey(body: Record<string, unknown>, items: readonly unknown[]): string {
-  let system = typeof body.instructions === "string" ? body.instructions : undefined;
-  let user: string | undefined;
-  for (const item of items) {
-    if (!isRecord(item) || !isMessage(item)) continue;
-    if (system === undefined && (item.role === "system" || item.role === "developer")) {
-      system = itemText(item);
-    }
-    if (user === undefined && item.role === "user") user = itemText(item);
-    if (system !== undefined && user !== undefined) break;
-  }
-  return derive(system ?? "", user ?? "");
+  const { system, user } = detectShape(body).sessionTexts(body);
+  return derive(system, user);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { codeAt } from "../text/char-code.js";
-import { isRecord } from "../wire/detect.js";
+import { isRecord } from "../wire/is-record.js";
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,

@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import type { BodyScan } from "../wire/json-scan.js";
-import { type Provider, promptHeadMembers } from "../wire/types.js";
+import type { WireShape } from "../wire/shape.js";
 import { withoutBreakpoints } from "./chain.js";
 
 /**
@@ -14,13 +14,13 @@ import { withoutBreakpoints } from "./chain.js";
  * breakpoints are left out, as in message digests.
  */
 export function conversationRoot(
-  provider: Provider,
+  shape: WireShape,
   text: string,
   scan: BodyScan,
   body: Readonly<Record<string, unknown>>,
 ): string {
   const parts: string[] = [];
-  for (const member of promptHeadMembers(provider)) {
+  for (const member of shape.conversation.promptHead) {
     const span = scan.members.get(member);
     const raw = span === undefined ? "" : text.slice(span.start, span.end);
     parts.push(member, raw === "" ? "" : withoutBreakpoints(raw, () => body[member]));

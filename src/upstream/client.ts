@@ -1,5 +1,6 @@
 import type { Config } from "../config/schema.js";
-import { type Provider, type Upstream, upstreamOf } from "../wire/types.js";
+import { familyCredential, wireShape } from "../wire/registry.js";
+import type { Provider, Upstream } from "../wire/types.js";
 import { ClientGoneError, UpstreamTimeoutError, UpstreamUnreachableError } from "./errors.js";
 import { upstreamRequestHeaders } from "./headers.js";
 
@@ -25,15 +26,9 @@ export interface UpstreamRequest extends Omit<UpstreamCall, "provider" | "body">
   readonly body?: string | undefined;
 }
 
-/** Each provider's path below its configured base URL, following the official SDKs. */
-const PATHS: Readonly<Record<Provider, string>> = {
-  openai: "/chat/completions",
-  anthropic: "/v1/messages",
-  responses: "/responses",
-};
-
 /**
- * Sends requests to the configured upstream models. The URL comes from configuration only.
+ * Sends requests to the configured upstream models. The URL comes from configuration only: the
+ * base URL of the upstream family, and the path below it (a wire shape's for a proxy route).
  * Resolves with the upstream response (any status) as soon as its headers arrive; rejects with
  * UpstreamUnreachableError (502), UpstreamTimeoutError (504, no headers within the first-byte
  * timeout) or ClientGoneError. There is no whole-stream timeout.
@@ -44,11 +39,12 @@ export class UpstreamClient {
     private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 
-  /** A proxy route's request: POST the body to its provider's path. */
+  /** A proxy route's request: POST the body to its wire shape's upstream and path. */
   send(call: UpstreamCall): Promise<Response> {
+    const { family, path } = wireShape(call.provider).upstream;
     return this.request({
-      upstream: upstreamOf(call.provider),
-      path: PATHS[call.provider],
+      upstream: family,
+      path,
       method: "POST",
       body: call.body,
       headers: call.headers,
@@ -73,7 +69,12 @@ export class UpstreamClient {
     try {
       const response = await this.fetchImpl(`${base}${call.path}${call.search}`, {
         method: call.method,
-        headers: upstreamRequestHeaders(call.headers, call.upstream, target.api_key, body),
+        headers: upstreamRequestHeaders(
+          call.headers,
+          familyCredential(call.upstream),
+          target.api_key,
+          body,
+        ),
         ...(body ? { body: call.body } : {}),
         signal: controller.signal,
         redirect: "manual",

@@ -1,4 +1,4 @@
-import { type Provider, upstreamOf } from "../wire/types.js";
+import type { UpstreamRoute } from "../wire/shape.js";
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and others a proxy must not pass on. */
 const HOP_BY_HOP = [
@@ -36,12 +36,13 @@ const RESPONSE_DROPPED = new Set([
 const CREDENTIALS = ["authorization", "x-api-key", "api-key"];
 
 /**
- * The headers to send upstream for a client request (§10 hygiene). A request that carries a
- * body sends it as JSON; one without (`GET /v1/models`) keeps the client's own headers only.
+ * The headers to send upstream for a client request (§10 hygiene); a configured gateway key goes
+ * in the header the route's upstream takes (`upstream`, the wire shape's). A request that carries
+ * a body sends it as JSON; one without (`GET /v1/models`) keeps the client's own headers only.
  */
 export function upstreamRequestHeaders(
   incoming: Headers,
-  provider: Provider,
+  upstream: Pick<UpstreamRoute, "gatewayCredential">,
   gatewayKey: string | undefined,
   body = true,
 ): Headers {
@@ -53,8 +54,7 @@ export function upstreamRequestHeaders(
   });
   if (gatewayKey !== undefined) {
     for (const name of CREDENTIALS) headers.delete(name);
-    if (upstreamOf(provider) === "openai") headers.set("authorization", `Bearer ${gatewayKey}`);
-    else headers.set("x-api-key", gatewayKey);
+    headers.set(...upstream.gatewayCredential(gatewayKey));
   }
   if (body) headers.set("content-type", "application/json");
   return headers;

@@ -10,7 +10,18 @@ import {
   skipJsonSpace,
 } from "./json-chars.js";
 import { closingQuote } from "./json-string.js";
-import type { ConversationKey, Span } from "./types.js";
+import type { Span } from "./types.js";
+
+/** Where a wire shape keeps its conversation, and which of its strings the scanner locates. */
+export interface ScanKeys {
+  /** The root member that holds the conversation array (`messages`, a Responses body's `input`). */
+  readonly conversation: string;
+  /** Whether an item's own `output` (a string, or an array of parts) is rewritable too. */
+  readonly itemOutput: boolean;
+}
+
+/** A conversation in `messages`, whose messages and blocks hold `content` and `text` strings. */
+const MESSAGES: ScanKeys = { conversation: "messages", itemOutput: false };
 
 /**
  * A linear scanner over request text that JSON.parse has already accepted. It records where the
@@ -19,8 +30,8 @@ import type { ConversationKey, Span } from "./types.js";
  *
  * String spans under the conversation array (`messages`, or a Responses body's `input`) are
  * keyed by their path below the array, joined with "/": `3/content` (message 3's content
- * string), `3/content/1/text`, `3/content/1/content`, `3/content/1/content/0/text`; in `input`
- * also an item's `output` (`3/output`, `3/output/0/text`).
+ * string), `3/content/1/text`, `3/content/1/content`, `3/content/1/content/0/text`; with
+ * `itemOutput` also an item's `output` (`3/output`, `3/output/0/text`).
  *
  * It runs on every request, so it is written as plain loops that allocate only what they
  * record: strings are crossed with indexOf, paths are built only for recorded strings.
@@ -42,19 +53,16 @@ export interface BodyScan {
 export function scanTopLevel(
   text: string,
 ): { members: Map<string, Span>; close: number } | undefined {
-  const scan = scanBody(text, undefined);
+  const scan = scanBody(text);
   return scan && { members: scan.members, close: scan.close };
 }
 
 /**
- * Scans a body and the strings of its conversation array `conversation` (none when undefined);
- * undefined when the text is not a JSON object. Expects text JSON.parse accepts.
+ * Scans a body and the strings of its conversation array (`keys`, a wire shape's; `messages`
+ * when not given); undefined when the text is not a JSON object. Expects text JSON.parse accepts.
  */
-export function scanBody(
-  text: string,
-  conversation: ConversationKey | undefined = "messages",
-): BodyScan | undefined {
-  return new Scanner(text, conversation === "input").body(conversation);
+export function scanBody(text: string, keys: ScanKeys = MESSAGES): BodyScan | undefined {
+  return new Scanner(text, keys.itemOutput).body(keys.conversation);
 }
 
 /**
@@ -94,7 +102,7 @@ class Scanner {
     readonly outputs: boolean,
   ) {}
 
-  body(conversation: ConversationKey | undefined): BodyScan | undefined {
+  body(conversation: string | undefined): BodyScan | undefined {
     const { text } = this;
     this.space();
     if (codeAt(text, this.at) !== OPEN_BRACE) return undefined;

@@ -1,13 +1,5 @@
 import type { Edit } from "./edit.js";
 import type { BodyScan } from "./json-scan.js";
-import type { Provider } from "./types.js";
-
-/** One message with `role` and text content, as JSON text in the provider's shape. */
-export function messageElement(provider: Provider, role: string, text: string): string {
-  return provider === "anthropic"
-    ? JSON.stringify({ role, content: [{ type: "text", text }] })
-    : JSON.stringify({ role, content: text });
-}
 
 /**
  * The edit that puts `element` in place of messages[from..to): from the first one's `{` to the
@@ -25,7 +17,10 @@ export function replaceMessagesEdit(
   return { span: { start: first.start, end: last.end }, raw: element };
 }
 
-/** The text of a message written by messageElement (string content or one text block). */
+/**
+ * The text of a message a summary put in place (WireShape.summaryMessage: string content or one
+ * text block), whichever chat shape wrote it.
+ */
 export function elementText(message: unknown): string | undefined {
   if (typeof message !== "object" || message === null) return undefined;
   const { content } = message as { content?: unknown };

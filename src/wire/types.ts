@@ -1,33 +1,14 @@
 import type { ContentClass } from "../content/content-class.js";
-
-/** The wire format of a request body (§3): OpenAI chat, Anthropic messages, OpenAI Responses. */
-export type Provider = "openai" | "anthropic" | "responses";
-
-/** The upstream API family a wire format is served by: Responses bodies go to OpenAI. */
-export type Upstream = "openai" | "anthropic";
-
-export function upstreamOf(provider: Provider): Upstream {
-  return provider === "anthropic" ? "anthropic" : "openai";
-}
-
-/** The member that holds the conversation: `messages` for chat shapes, `input` for Responses. */
-export type ConversationKey = "messages" | "input";
-
-export function conversationKey(provider: Provider): ConversationKey {
-  return provider === "responses" ? "input" : "messages";
-}
+import type { SHAPES } from "./registry.js";
 
 /**
- * The top-level members a prompt cache reads before the conversation, in the order it reads
- * them: tools, then the system prompt where it is not a message (§4a "Live sessions"); and the
- * cache key an OpenAI-served request routes its cache by (`prompt_cache_key`): requests under
- * two keys share no cache.
+ * The name of a wire shape (§3), one per registry line (registry.ts): `openai` (chat),
+ * `anthropic` (messages), `responses` (OpenAI Responses).
  */
-export function promptHeadMembers(provider: Provider): readonly string[] {
-  if (provider === "anthropic") return ["tools", "system"];
-  if (provider === "responses") return ["tools", "instructions", "prompt_cache_key"];
-  return ["tools", "prompt_cache_key"];
-}
+export type Provider = (typeof SHAPES)[number]["name"];
+
+/** An upstream API family (a configured `upstream.<name>`): Responses bodies go to OpenAI's. */
+export type Upstream = "openai" | "anthropic";
 
 /** The call that produced a tool output (§3): the tool's name and its parsed arguments. */
 export interface ToolCall {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { generateCorpus } from "../../bench/corpus/generate.js";
 import { messageTexts } from "../../bench/metrics.js";
-import { detectProvider, isRecord } from "../../src/wire/detect.js";
+import { isRecord } from "../../src/wire/is-record.js";
 import { scanBody } from "../../src/wire/json-scan.js";
+import { detectShape, wireShape } from "../../src/wire/registry.js";
 import { readTranscript } from "../../src/wire/transcript.js";
 import type { Provider } from "../../src/wire/types.js";
 
@@ -12,7 +13,7 @@ function transcriptOf(body: string, provider: Provider) {
   const parsed: unknown = JSON.parse(body);
   const scan = scanBody(body);
   if (!isRecord(parsed) || !Array.isArray(parsed.messages) || !scan) throw new Error("no body");
-  return { parsed, scan, transcript: readTranscript(provider, parsed.messages, scan) };
+  return { parsed, scan, transcript: readTranscript(wireShape(provider), parsed.messages, scan) };
 }
 
 describe("generateCorpus", () => {
@@ -46,7 +47,7 @@ describe("generateCorpus", () => {
     "%s is valid JSON of its shape with every tool output readable",
     (_, entry) => {
       const { parsed, transcript } = transcriptOf(entry.body, entry.provider);
-      expect(detectProvider(parsed)).toBe(entry.provider);
+      expect(detectShape(parsed).name).toBe(entry.provider);
       expect(transcript.outputs).toHaveLength(entry.toolOutputs);
       expect(entry.toolOutputs).toBeGreaterThanOrEqual(entry.turn);
       for (const output of transcript.outputs) {

@@ -10,6 +10,7 @@ import { parseConfig } from "../../src/config/load.js";
 import { TokenCounter } from "../../src/pipeline/tokens.js";
 import { internDecision } from "../../src/session/ledger.js";
 import { scanBody } from "../../src/wire/json-scan.js";
+import { openaiChat } from "../../src/wire/shapes/openai-chat/index.js";
 import { readTranscript, type Transcript } from "../../src/wire/transcript.js";
 
 const config = parseConfig({});
@@ -45,7 +46,7 @@ function conversation(outputs: readonly string[], editArguments: string): string
 function transcriptOf(text: string): Transcript {
   const scan = scanBody(text);
   if (!scan) throw new Error("no scan");
-  return readTranscript("openai", (JSON.parse(text) as { messages: unknown[] }).messages, scan);
+  return readTranscript(openaiChat, (JSON.parse(text) as { messages: unknown[] }).messages, scan);
 }
 
 const messageTokens = (transcript: Transcript) =>

@@ -4,6 +4,7 @@ import { PromptTokens } from "../../bench/prompt-tokens.js";
 import { pricingFor } from "../../src/cache/pricing.js";
 import { type ConfigInput, cacheSchema } from "../../src/config/schema.js";
 import { scanBody } from "../../src/wire/json-scan.js";
+import { wireShape } from "../../src/wire/registry.js";
 import { replayRecorded } from "../support/recorded-session.js";
 import { hasSharedCorpus } from "../support/shared-corpus.js";
 
@@ -106,8 +107,9 @@ describe("cache.pricing (§4a)", () => {
     [{ pricing: "anthropic" }, "openai", { read: 0.1, write: 1.25 }],
     [{ pricing: "prefill-only" }, "anthropic", { read: 0, write: 1 }],
     [{ pricing: { read: 0.5, write: 2 } }, "openai", { read: 0.5, write: 2 }],
+    [{}, "responses", { read: 0.1, write: 1 }],
   ] as const)("%j prices a %s-shaped body at %j", (input, provider, expected) => {
-    expect(pricingFor(cacheSchema.parse(input), provider)).toEqual(expected);
+    expect(pricingFor(cacheSchema.parse(input), wireShape(provider).pricing)).toEqual(expected);
   });
 
   it("rejects a read price above the write price, and an unknown name", () => {

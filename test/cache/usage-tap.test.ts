@@ -1,13 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  mergeAnthropicUsage,
-  type ServedUsage,
-  servedUsage,
-  type UsageFormat,
-} from "../../src/cache/usage.js";
+import type { ServedUsage } from "../../src/cache/usage.js";
 import { tapUsage } from "../../src/cache/usage-tap.js";
-import { isRecord } from "../../src/wire/detect.js";
+import { isRecord } from "../../src/wire/is-record.js";
+import { SHAPES } from "../../src/wire/registry.js";
+import type { UsageReading } from "../../src/wire/shape.js";
+import { openaiChat } from "../../src/wire/shapes/openai-chat/index.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
 const MAX_LINE_CHARS = 1024 * 1024;
@@ -22,7 +20,7 @@ class ReferenceReader {
   #line = "";
   #usage: Record<string, unknown> | undefined;
 
-  constructor(private readonly format: UsageFormat) {}
+  constructor(private readonly reading: UsageReading) {}
 
   push(chunk: Uint8Array): void {
     const text = this.#decoder.decode(chunk, { stream: true });
@@ -34,7 +32,7 @@ class ReferenceReader {
     const rest = this.#decoder.decode();
     if (this.#mode !== "sse") return undefined;
     this.#lines(rest, true);
-    return servedUsage(this.format, this.#usage);
+    return this.reading.served(this.#usage);
   }
 
   #lines(text: string, last: boolean): void {
@@ -59,18 +57,7 @@ class ReferenceReader {
     } catch {
       return;
     }
-    if (!isRecord(data)) return;
-    if (this.format === "chat") {
-      if (isRecord(data.usage)) this.#usage = data.usage;
-    } else if (this.format === "anthropic") {
-      if (data.type === "message_start" && isRecord(data.message)) {
-        this.#usage = mergeAnthropicUsage(this.#usage, data.message.usage);
-      } else if (data.type === "message_delta") {
-        this.#usage = mergeAnthropicUsage(this.#usage, data.usage);
-      }
-    } else if (isRecord(data.response) && isRecord(data.response.usage)) {
-      this.#usage = data.response.usage;
-    }
+    if (isRecord(data)) this.#usage = this.reading.fromEvent(data, this.#usage);
   }
 }
 
@@ -89,7 +76,7 @@ function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
 /** What the tap reports for `chunks`, and what the reference reports. */
 async function tappedAndReference(
   chunks: Uint8Array[],
-  format: UsageFormat,
+  format: UsageReading,
 ): Promise<{ tapped: (ServedUsage | undefined)[]; reference: (ServedUsage | undefined)[] }> {
   const tapped: (ServedUsage | undefined)[] = [];
   await new Response(tapUsage(streamOf(chunks), format, (usage) => tapped.push(usage))).text();
@@ -156,7 +143,7 @@ const lineEnd = fc.constantFrom("\n", "\r", "\r\n");
 const stream = fc
   .tuple(fc.array(fc.tuple(usageLine, lineEnd), { maxLength: 20 }), usageLine)
   .map(([lines, last]) => lines.map(([line, end]) => line + end).join("") + last);
-const format = fc.constantFrom<UsageFormat>("chat", "anthropic", "responses");
+const format = fc.constantFrom<UsageReading>(...SHAPES.map((shape) => shape.usage));
 
 /** Where a data line's JSON opens: its padding follows. */
 const opening = 'data: {"pad":"';
@@ -205,7 +192,7 @@ describe("tapUsage on any chunking", () => {
       fc.asyncProperty(fc.array(chunk, { minLength: 1, maxLength: 6 }), async (texts) => {
         const { tapped, reference } = await tappedAndReference(
           texts.map((text) => encoder.encode(text)),
-          "chat",
+          openaiChat.usage,
         );
         expect(tapped).toEqual(reference);
       }),
@@ -231,7 +218,10 @@ describe("tapUsage on any chunking", () => {
     const encoder = new TextEncoder();
     const chunks = texts.map((text) => encoder.encode(text));
     const served = [{ cachedTokens: 1, inputTokens: tokens }];
-    expect(await tappedAndReference(chunks, "chat")).toEqual({ tapped: served, reference: served });
+    expect(await tappedAndReference(chunks, openaiChat.usage)).toEqual({
+      tapped: served,
+      reference: served,
+    });
   });
 
   // Joined to all the line held before it and searched again, each chunk took time quadratic in
@@ -248,7 +238,7 @@ describe("tapUsage on any chunking", () => {
     );
     const served: (ServedUsage | undefined)[] = [];
     const relayed = await new Response(
-      tapUsage(streamOf(chunks), "chat", (usage) => served.push(usage)),
+      tapUsage(streamOf(chunks), openaiChat.usage, (usage) => served.push(usage)),
     ).arrayBuffer();
     expect({ bytes: relayed.byteLength, served }).toEqual({
       bytes: chunks.reduce((sum, chunk) => sum + chunk.length, 0),

@@ -1,63 +1,70 @@
 import { describe, expect, it } from "vitest";
-import { type ServedUsage, servedHit, servedUsage } from "../../src/cache/usage.js";
+import { type ServedUsage, servedHit } from "../../src/cache/usage.js";
 import { tapUsage } from "../../src/cache/usage-tap.js";
+import { wireShape } from "../../src/wire/registry.js";
+import type { Provider } from "../../src/wire/types.js";
 import { servedReply } from "../support/cache-usage.js";
 import { sseText } from "../support/scripted-upstream.js";
 
-describe("servedUsage", () => {
+describe("each shape's usage.served", () => {
   it.each([
     {
       name: "chat with cached tokens",
-      format: "chat",
+      shape: "openai",
       usage: { prompt_tokens: 1200, prompt_tokens_details: { cached_tokens: 1024 } },
       served: { cachedTokens: 1024, inputTokens: 1200 },
     },
     {
       name: "chat without details (vLLM without --enable-prompt-tokens-details): unreported",
-      format: "chat",
+      shape: "openai",
       usage: { prompt_tokens: 90, completion_tokens: 3 },
       served: undefined,
     },
     {
       name: "chat with null details: unreported",
-      format: "chat",
+      shape: "openai",
       usage: { prompt_tokens: 90, prompt_tokens_details: null },
       served: undefined,
     },
     {
       name: "chat with nothing cached",
-      format: "chat",
+      shape: "openai",
       usage: { prompt_tokens: 90, prompt_tokens_details: { cached_tokens: 0 } },
       served: { cachedTokens: 0, inputTokens: 90 },
     },
     {
       name: "anthropic: input_tokens are the uncached ones",
-      format: "anthropic",
+      shape: "anthropic",
       usage: { input_tokens: 20, cache_read_input_tokens: 900, cache_creation_input_tokens: 80 },
       served: { cachedTokens: 900, inputTokens: 1000 },
     },
     {
       name: "anthropic without cache fields: unreported",
-      format: "anthropic",
+      shape: "anthropic",
       usage: { input_tokens: 20, output_tokens: 4 },
       served: undefined,
     },
     {
       name: "anthropic with nothing cached, creation null",
-      format: "anthropic",
+      shape: "anthropic",
       usage: { input_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: null },
       served: { cachedTokens: 0, inputTokens: 20 },
     },
     {
       name: "responses",
-      format: "responses",
+      shape: "responses",
       usage: { input_tokens: 500, input_tokens_details: { cached_tokens: 384 } },
       served: { cachedTokens: 384, inputTokens: 500 },
     },
-    { name: "no prompt count", format: "chat", usage: { completion_tokens: 3 }, served: undefined },
-    { name: "not an object", format: "anthropic", usage: "x", served: undefined },
-  ] as const)("$name", ({ format, usage, served }) => {
-    expect(servedUsage(format, usage)).toEqual(served);
+    {
+      name: "no prompt count",
+      shape: "openai",
+      usage: { completion_tokens: 3 },
+      served: undefined,
+    },
+    { name: "not an object", shape: "anthropic", usage: "x", served: undefined },
+  ] as const)("$name", ({ shape, usage, served }) => {
+    expect(wireShape(shape).usage.served(usage)).toEqual(served);
   });
 });
 
@@ -96,26 +103,27 @@ function chunked(text: string, size: number): ReadableStream<Uint8Array> {
 
 async function readTapped(
   text: string,
-  format: "chat" | "anthropic",
+  shape: Provider,
   size: number,
 ): Promise<{ text: string; served: (ServedUsage | undefined)[] }> {
   const served: (ServedUsage | undefined)[] = [];
-  const tapped = tapUsage(chunked(text, size), format, (usage) => served.push(usage));
+  const usage = wireShape(shape).usage;
+  const tapped = tapUsage(chunked(text, size), usage, (reported) => served.push(reported));
   if (!(tapped instanceof ReadableStream)) throw new Error("expected a stream");
   return { text: await new Response(tapped).text(), served };
 }
 
 describe("tapUsage", () => {
   const streams = [
-    { format: "chat", reply: servedReply("openai", true, { cached: 700, prompt: 1000 }) },
-    { format: "anthropic", reply: servedReply("anthropic", true, { cached: 700, prompt: 1000 }) },
+    { shape: "openai", reply: servedReply("openai", true, { cached: 700, prompt: 1000 }) },
+    { shape: "anthropic", reply: servedReply("anthropic", true, { cached: 700, prompt: 1000 }) },
   ] as const;
 
   it.each(streams.flatMap((stream) => [1, 7, 64, 100_000].map((size) => ({ ...stream, size }))))(
-    "$format stream in chunks of $size bytes: same bytes, usage read once",
-    async ({ format, reply, size }) => {
+    "$shape stream in chunks of $size bytes: same bytes, usage read once",
+    async ({ shape, reply, size }) => {
       const text = (reply.sse ?? []).map(sseText).join("");
-      expect(await readTapped(text, format, size)).toEqual({
+      expect(await readTapped(text, shape, size)).toEqual({
         text,
         served: [{ cachedTokens: 700, inputTokens: 1000 }],
       });
@@ -125,9 +133,9 @@ describe("tapUsage", () => {
   it("reads a JSON body given as a stream, and a text after it was handed on", async () => {
     const reply = servedReply("openai", false, { cached: 10, prompt: 40 });
     const json = JSON.stringify(reply.json);
-    const fromStream = await readTapped(json, "chat", 5);
+    const fromStream = await readTapped(json, "openai", 5);
     const served: (ServedUsage | undefined)[] = [];
-    const text = tapUsage(json, "chat", (usage) => served.push(usage));
+    const text = tapUsage(json, wireShape("openai").usage, (usage) => served.push(usage));
     const before = [...served];
     await new Promise((resolve) => setImmediate(resolve));
     expect({ fromStream, text, before, served }).toEqual({
@@ -149,7 +157,7 @@ describe("tapUsage", () => {
         sent = true;
       },
     });
-    const tapped = tapUsage(broken, "chat", (usage) => served.push(usage));
+    const tapped = tapUsage(broken, wireShape("openai").usage, (usage) => served.push(usage));
     await expect(new Response(tapped as ReadableStream).text()).rejects.toThrow("reset");
     expect(served).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { replayTurns } from "../../bench/turns.js";
 import type { ConfigInput } from "../../src/config/schema.js";
 import { markerIds } from "../../src/expand/markers.js";
 import { scanBody } from "../../src/wire/json-scan.js";
+import { openaiResponses } from "../../src/wire/shapes/responses/index.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
 
@@ -17,7 +18,9 @@ const NO_DEADLINE: ConfigInput = { limits: { compact_timeout_ms: 600_000 } };
 
 /** The raw text of each `input` item. */
 const itemTexts = (text: string) =>
-  (scanBody(text, "input")?.messages ?? []).map((span) => text.slice(span.start, span.end));
+  (scanBody(text, openaiResponses.scan)?.messages ?? []).map((span) =>
+    text.slice(span.start, span.end),
+  );
 
 /** Saved tokens (before − after) of one compaction, from the response headers. */
 async function saved(app: ReturnType<typeof testApp>["app"], body: string, session: string) {
@@ -127,7 +130,7 @@ describe.skipIf(!hasSharedCorpus)("items the pipeline never changes", () => {
       raw.startsWith('{"type":"function_call",') ? [REASONING, raw] : [raw],
     );
     items.splice(1, 0, COMPACTION, UNKNOWN);
-    const span = scanBody(responses, "input")?.members.get("input");
+    const span = scanBody(responses, openaiResponses.scan)?.members.get("input");
     if (!span) throw new Error("no input");
     const head = `{"store":false,"previous_response_id":null,"include":["reasoning.encrypted_content"],"n":1.0,`;
     return `${head}${responses.slice(1, span.start)}[${items.join(",")}]${responses.slice(span.end)}`;
@@ -167,7 +170,7 @@ describe.skipIf(!hasSharedCorpus)("items the pipeline never changes", () => {
         before.filter((raw) => raw === REASONING).length,
       );
       // Every member but input (and tools, where the expand tool goes) keeps its bytes.
-      const members = (text: string) => scanBody(text, "input")?.members ?? new Map();
+      const members = (text: string) => scanBody(text, openaiResponses.scan)?.members ?? new Map();
       const sent = members(body);
       const got = members(out);
       expect([...got.keys()]).toEqual([...sent.keys()]);

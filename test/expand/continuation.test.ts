@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { continuationRequest, missPlaceholder } from "../../src/expand/continuation.js";
+import { missPlaceholder } from "../../src/expand/continuation.js";
 import type { AssistantTurn } from "../../src/expand/turn.js";
+import { wireShape } from "../../src/wire/registry.js";
 
 const openaiTurn: AssistantTurn = {
   message: { role: "assistant", content: null, tool_calls: [{ id: "c1" }, { id: "c2" }] },
@@ -15,7 +16,7 @@ const results = [
   { callId: "c2", content: missPlaceholder("ffff") },
 ];
 
-describe("continuationRequest", () => {
+describe("each chat shape's continuation", () => {
   it.each([
     [
       "openai",
@@ -30,13 +31,13 @@ describe("continuationRequest", () => {
       '{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1"}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"original\\ntext"},{"type":"tool_result","tool_use_id":"c2","content":"[expand: original for id ffff is no longer available]"}]}]}',
     ],
   ] as const)("%s: appends the turn and one result per call", (provider, turn, text, expected) => {
-    expect(continuationRequest(text, provider, turn, results)).toBe(expected);
+    expect(wireShape(provider).continuation(text, turn, results)).toBe(expected);
   });
 
   it.each(['{"model":"m"}', '{"messages":{}}', "[1]", "{oops"])(
     "gives undefined without a messages array: %s",
     (text) => {
-      expect(continuationRequest(text, "openai", openaiTurn, results)).toBeUndefined();
+      expect(wireShape("openai").continuation(text, openaiTurn, results)).toBeUndefined();
     },
   );
 });

@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { expandAbility, forcesToolChoice, injectExpandTool } from "../../src/expand/inject.js";
-import { expandToolJson } from "../../src/expand/tool.js";
 import { scanTopLevel } from "../../src/wire/json-scan.js";
+import { wireShape } from "../../src/wire/registry.js";
 import type { Provider } from "../../src/wire/types.js";
 
-const OPENAI = expandToolJson("openai");
-const ANTHROPIC = expandToolJson("anthropic");
+const OPENAI = wireShape("openai").expandTool;
+const ANTHROPIC = wireShape("anthropic").expandTool;
 const BASH = '{"type":"function","function":{"name":"bash"}}';
 const PLAIN = '[{"role":"user","content":"hi"}]';
 
 function inject(text: string, provider: Provider = "openai"): string {
   const scan = scanTopLevel(text);
   if (!scan) throw new Error("not an object");
-  return injectExpandTool(text, provider, scan.members, scan.close);
+  return injectExpandTool(text, wireShape(provider), scan.members, scan.close);
 }
 
 describe("injectExpandTool", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseJsonResponse } from "../../src/expand/parse-json.js";
+import { wireShape } from "../../src/wire/registry.js";
 
 const call = (id: string, name: string, args: string) => ({
   id,
@@ -38,7 +39,7 @@ describe("parseJsonResponse", () => {
       },
     ],
   ])("reads %s", (_, body, turn) => {
-    expect(parseJsonResponse("openai", body)).toEqual(turn);
+    expect(parseJsonResponse(wireShape("openai"), body)).toEqual(turn);
   });
 
   it("reads Anthropic content blocks as they are", () => {
@@ -47,12 +48,12 @@ describe("parseJsonResponse", () => {
       { type: "text", text: "Let me look." },
       { type: "tool_use", id: "t1", name: "context_guru_expand", input: { id: "ab" } },
     ];
-    expect(parseJsonResponse("anthropic", { type: "message", role: "assistant", content })).toEqual(
-      {
-        message: { role: "assistant", content },
-        toolUses: [{ callId: "t1", name: "context_guru_expand", input: { id: "ab" } }],
-      },
-    );
+    expect(
+      parseJsonResponse(wireShape("anthropic"), { type: "message", role: "assistant", content }),
+    ).toEqual({
+      message: { role: "assistant", content },
+      toolUses: [{ callId: "t1", name: "context_guru_expand", input: { id: "ab" } }],
+    });
   });
 
   it.each([
@@ -64,6 +65,6 @@ describe("parseJsonResponse", () => {
     ["anthropic", { role: "assistant", content: [{ type: "tool_use", name: "x" }] }],
     ["anthropic", "text"],
   ] as const)("gives undefined for an unusable %s body %j", (provider, body) => {
-    expect(parseJsonResponse(provider, body)).toBeUndefined();
+    expect(parseJsonResponse(wireShape(provider), body)).toBeUndefined();
   });
 });

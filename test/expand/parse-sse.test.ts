@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { StreamOpening } from "../../src/expand/parse-sse.js";
+import type { StreamOpening } from "../../src/expand/stream-aggregator.js";
 import {
   anthropicEvents,
   type BlockSpec,

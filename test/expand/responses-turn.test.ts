@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { continuationRequest, missPlaceholder } from "../../src/expand/continuation.js";
+import { missPlaceholder } from "../../src/expand/continuation.js";
 import { parseJsonResponse } from "../../src/expand/parse-json.js";
 import type { ResponseTurn } from "../../src/expand/turn.js";
+import { wireShape } from "../../src/wire/registry.js";
 import { type CallSpec, expandCall } from "../support/model-replies.js";
 import {
   type ItemSpec,
@@ -23,7 +24,7 @@ const read = (events: readonly ScriptedEvent[]) => readStream("responses", event
 
 const jsonTurn = (specs: readonly ItemSpec[], change: (body: string) => string = (b) => b) => {
   const text = change(responsesJson(specs).body ?? "");
-  return parseJsonResponse("responses", JSON.parse(text), text);
+  return parseJsonResponse(wireShape("responses"), JSON.parse(text), text);
 };
 
 describe("Responses turns", () => {
@@ -138,7 +139,7 @@ describe("Responses continuation", () => {
       `{"previous_response_id":null,"input":[${REASONING_RAW},${CALL_RAW},${outputs}]}`,
     ],
   ])("%s", (_, text, expected) => {
-    expect(continuationRequest(text, "responses", turn, results)).toBe(expected);
+    expect(wireShape("responses").continuation(text, turn, results)).toBe(expected);
   });
 
   it.each([
@@ -151,6 +152,6 @@ describe("Responses continuation", () => {
     ],
     ["not JSON", "{oops", turn],
   ])("gives undefined for %s", (_, text, given) => {
-    expect(continuationRequest(text, "responses", given, results)).toBeUndefined();
+    expect(wireShape("responses").continuation(text, given, results)).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { declaredToolName, expandToolJson } from "../../src/expand/tool.js";
+import { declaredToolName } from "../../src/expand/tool.js";
+import { wireShape } from "../../src/wire/registry.js";
 
 const DESCRIPTION =
   "Returns the full original content that was replaced by a <<cg:HASH>> marker in this conversation. Call it when you need the omitted content; pass the marker's HASH as id.";
@@ -16,8 +17,12 @@ describe("expand tool definitions", () => {
       "anthropic",
       `{"name":"context_guru_expand","description":"${DESCRIPTION}","input_schema":${SCHEMA}}`,
     ],
+    [
+      "responses",
+      `{"type":"function","name":"context_guru_expand","description":"${DESCRIPTION}","parameters":${SCHEMA}}`,
+    ],
   ] as const)("%s definition is exactly this text", (provider, text) => {
-    expect(expandToolJson(provider)).toBe(text);
+    expect(wireShape(provider).expandTool).toBe(text);
   });
 
   it.each([

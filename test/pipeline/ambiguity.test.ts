@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ambiguousRecords } from "../../src/pipeline/ambiguity.js";
 import { OutputState } from "../../src/pipeline/output-state.js";
 import { newEntry } from "../../src/pipeline/report-entries.js";
-import type { ContentString, Transcript } from "../../src/wire/transcript.js";
+import type { ContentString } from "../../src/wire/string-collector.js";
+import type { Transcript } from "../../src/wire/transcript.js";
 import type { ToolOutput } from "../../src/wire/types.js";
 
 /** A body's strings in order: `[message, text]` for a message's own text, `[message, text, true]` for a tool output. */

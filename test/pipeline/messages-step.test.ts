@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { Compactor } from "../../src/compactor.js";
 import { mask } from "../../src/components/mask.js";
 import { parseConfig } from "../../src/config/load.js";
-import { OPENAI_EXPAND_TOOL } from "../../src/expand/tool.js";
 import type { Registry } from "../../src/pipeline/run.js";
 import type {
   ComponentContext,
@@ -12,6 +11,7 @@ import type {
 } from "../../src/pipeline/types.js";
 import { rehydrate } from "../../src/rehydrate.js";
 import { createStore } from "../../src/store/create.js";
+import { OPENAI_EXPAND_TOOL } from "../../src/wire/shapes/openai-chat/expand.js";
 import { idOf } from "../support/component-context.js";
 import { TEST_HASH_KEY } from "../support/hash-key.js";
 

@@ -6,8 +6,8 @@ import type { Config, ConfigInput } from "../../src/config/schema.js";
 import { removeExpandTool } from "../../src/expand/uninject.js";
 import { countO200k } from "../../src/pipeline/tokens.js";
 import { createStore } from "../../src/store/create.js";
-import { detectProvider } from "../../src/wire/detect.js";
 import { scanTopLevel } from "../../src/wire/json-scan.js";
+import { detectShape } from "../../src/wire/registry.js";
 
 /**
  * The §10 invariants of `POST /compact`, checked for one request body against an in-process
@@ -117,10 +117,10 @@ export async function checkCompact(target: Subject, input: Uint8Array): Promise<
   const inputText = text(input);
   const outputText = text(first.bytes);
   // Reversible mode may add the expand tool as the last entry of `tools` (§8.1), nothing else.
-  const provider = detectProvider(JSON.parse(inputText) as Record<string, unknown>);
+  const shape = detectShape(JSON.parse(inputText) as Record<string, unknown>);
   assertSameShape(
     inputText,
-    target.mode === "reversible" ? removeExpandTool(outputText, provider) : outputText,
+    target.mode === "reversible" ? removeExpandTool(outputText, shape) : outputText,
   );
   if (target.mode === "clean") {
     for (const needle of ["<<cg:", "\u27eacg\u27eb"]) {

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { removeExpandTool } from "../../src/expand/uninject.js";
 import { scanTopLevel } from "../../src/wire/json-scan.js";
+import { wireShape } from "../../src/wire/registry.js";
 import { sample } from "../observability/prometheus-text.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { anthropicBody, jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
@@ -198,7 +199,7 @@ describe("POST /compact property: random JSON bodies", () => {
         JSON.parse(answer);
         // The expand tool a session's first request is given (§4a) is the one change outside
         // the messages.
-        const out = removeExpandTool(answer, "openai");
+        const out = removeExpandTool(answer, wireShape("openai"));
         const input = scanTopLevel(text);
         const output = scanTopLevel(out);
         expect([...(output?.members.keys() ?? [])]).toEqual([...(input?.members.keys() ?? [])]);

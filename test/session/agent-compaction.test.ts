@@ -1,14 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { agentCompactionHeader, isAgentCompaction } from "../../src/session/agent-compaction.js";
-import { isRecord } from "../../src/wire/detect.js";
+import { isRecord } from "../../src/wire/is-record.js";
+import { wireShape } from "../../src/wire/registry.js";
 
 const body = (...messages: unknown[]) => ({ messages });
 
 /** The conversation of a test body and the shape it is read as. */
 function recognised(request: unknown): boolean {
   if (!isRecord(request)) return false;
-  if (Array.isArray(request.input)) return isAgentCompaction("responses", request.input);
-  return Array.isArray(request.messages) && isAgentCompaction("anthropic", request.messages);
+  if (Array.isArray(request.input)) return isAgentCompaction(wireShape("responses"), request.input);
+  return (
+    Array.isArray(request.messages) && isAgentCompaction(wireShape("anthropic"), request.messages)
+  );
 }
 
 describe("the agent's own compaction (§4a)", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { markerIds } from "../../src/expand/markers.js";
-import { isRecord } from "../../src/wire/detect.js";
+import { isRecord } from "../../src/wire/is-record.js";
 import { scanBody } from "../../src/wire/json-scan.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
 import { anthropicBody, logOutput, openaiBody } from "../support/bodies.js";
@@ -13,8 +13,8 @@ import { anthropicBody, logOutput, openaiBody } from "../support/bodies.js";
 const OUTPUTS = Array.from({ length: 8 }, (_, index) => logOutput(80, `o${index}`));
 const MASKED = "[older tool output masked";
 
-function messageTexts(text: string, key: "messages" | "input" = "messages"): string[] {
-  return (scanBody(text, key)?.messages ?? []).map((span) => text.slice(span.start, span.end));
+function messageTexts(text: string): string[] {
+  return (scanBody(text)?.messages ?? []).map((span) => text.slice(span.start, span.end));
 }
 function toolNames(text: string): string[] {
   const tools: unknown = JSON.parse(text).tools;

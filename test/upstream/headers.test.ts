@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { relayedResponseHeaders, upstreamRequestHeaders } from "../../src/upstream/headers.js";
+import { wireShape } from "../../src/wire/registry.js";
 
 const entries = (headers: Headers) => Object.fromEntries(headers.entries());
 
@@ -60,7 +61,9 @@ describe("upstream request headers", () => {
       },
     ],
   ] as const)("%s", (_, provider, key, expected) => {
-    expect(entries(upstreamRequestHeaders(incoming, provider, key))).toEqual(expected);
+    expect(entries(upstreamRequestHeaders(incoming, wireShape(provider).upstream, key))).toEqual(
+      expected,
+    );
   });
 });
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { requestMarkerIds } from "../../src/expand/request-markers.js";
-import { expandToolJson } from "../../src/expand/tool.js";
 import { removeExpandTool } from "../../src/expand/uninject.js";
 import { sessionKey } from "../../src/session/key.js";
-import { detectProvider, parseProviderChoice } from "../../src/wire/detect.js";
 import { scanBody } from "../../src/wire/json-scan.js";
+import { parseProviderChoice } from "../../src/wire/provider-choice.js";
+import { detectShape } from "../../src/wire/registry.js";
+import { openaiResponses } from "../../src/wire/shapes/responses/index.js";
 import { readTranscript } from "../../src/wire/transcript.js";
 
 /** A Codex-like Responses body: reasoning, calls of both kinds, outputs of both spellings. */
@@ -30,7 +31,7 @@ describe("detection", () => {
     [{ messages: [{ role: "user", content: "hi" }] }, "openai"],
     [{ system: "s", messages: [] }, "anthropic"],
   ] as const)("%j is %s", (body, provider) => {
-    expect(detectProvider(body)).toBe(provider);
+    expect(detectShape(body).name).toBe(provider);
   });
 
   it.each([
@@ -44,7 +45,7 @@ describe("detection", () => {
 });
 
 describe("scan of input items", () => {
-  const scan = scanBody(BODY, "input");
+  const scan = scanBody(BODY, openaiResponses.scan);
 
   it("records every item's span and the output strings under input", () => {
     expect(scan?.messages).toHaveLength(9);
@@ -67,15 +68,15 @@ describe("scan of input items", () => {
 
   it("calls a repeated output key ambiguous", () => {
     const twice = `{"input":[{"type":"function_call_output","output":"a","output":"b"}]}`;
-    expect(scanBody(twice, "input")?.ambiguous).toBe(true);
+    expect(scanBody(twice, openaiResponses.scan)?.ambiguous).toBe(true);
   });
 });
 
 describe("transcript of a Responses body", () => {
   const body = JSON.parse(BODY) as { input: unknown[] };
-  const scan = scanBody(BODY, "input");
+  const scan = scanBody(BODY, openaiResponses.scan);
   if (!scan) throw new Error("no scan");
-  const transcript = readTranscript("responses", body.input, scan);
+  const transcript = readTranscript(openaiResponses, body.input, scan);
 
   it("reads function and custom tool outputs paired with their calls by call_id", () => {
     expect(
@@ -131,7 +132,7 @@ describe("session key of a Responses body", () => {
 
 describe("expand tool and markers in Responses bodies", () => {
   it("is the flat function tool", () => {
-    expect(JSON.parse(expandToolJson("responses"))).toEqual({
+    expect(JSON.parse(openaiResponses.expandTool)).toEqual({
       type: "function",
       name: "context_guru_expand",
       description: expect.stringContaining("<<cg:HASH>>") as unknown,
@@ -144,8 +145,8 @@ describe("expand tool and markers in Responses bodies", () => {
   });
 
   it("is removed where it was appended", () => {
-    const added = `{"input":[],"tools":[{"type":"function","name":"x"},${expandToolJson("responses")}]}`;
-    expect(removeExpandTool(added, "responses")).toBe(
+    const added = `{"input":[],"tools":[{"type":"function","name":"x"},${openaiResponses.expandTool}]}`;
+    expect(removeExpandTool(added, openaiResponses)).toBe(
       `{"input":[],"tools":[{"type":"function","name":"x"}]}`,
     );
   });

@@ -1,7 +1,8 @@
-import { isRecord } from "./detect.js";
-import type { BodyScan } from "./json-scan.js";
-import { type AdapterResult, contentText, StringCollector } from "./transcript.js";
-import type { ToolCall } from "./types.js";
+import { contentText } from "../../chat/content-text.js";
+import { isRecord } from "../../is-record.js";
+import type { BodyScan } from "../../json-scan.js";
+import { type ConversationStrings, StringCollector } from "../../string-collector.js";
+import type { ToolCall } from "../../types.js";
 
 /**
  * Anthropic messages (§3): tool outputs are `tool_result` blocks inside user messages, whose
@@ -9,7 +10,10 @@ import type { ToolCall } from "./types.js";
  * paired with the `tool_use` block of the same id. `is_error`, `cache_control`, ids, images and
  * sibling blocks are never touched: only the exact string is ever rewritten.
  */
-export function anthropicStrings(messages: readonly unknown[], scan: BodyScan): AdapterResult {
+export function anthropicStrings(
+  messages: readonly unknown[],
+  scan: BodyScan,
+): ConversationStrings {
   const collector = new StringCollector(scan);
   const calls = new Map<string, ToolCall>();
   let goal = "";

@@ -1,14 +1,16 @@
-import { isRecord } from "./detect.js";
-import type { BodyScan } from "./json-scan.js";
-import { type AdapterResult, contentText, StringCollector } from "./transcript.js";
-import type { ToolCall } from "./types.js";
+import { decodeArguments } from "../../call-arguments.js";
+import { contentText } from "../../chat/content-text.js";
+import { isRecord } from "../../is-record.js";
+import type { BodyScan } from "../../json-scan.js";
+import { type ConversationStrings, StringCollector } from "../../string-collector.js";
+import type { ToolCall } from "../../types.js";
 
 /**
  * OpenAI chat (§3): tool outputs are `{"role":"tool","tool_call_id","content"}` with string
  * content or an array of text parts; each is paired with `tool_calls[].function` of the
  * assistant turn that asked for it.
  */
-export function openaiStrings(messages: readonly unknown[], scan: BodyScan): AdapterResult {
+export function openaiStrings(messages: readonly unknown[], scan: BodyScan): ConversationStrings {
   const collector = new StringCollector(scan);
   const calls = new Map<string, ToolCall>();
   let goal = "";
@@ -54,14 +56,5 @@ function toolCall(call: unknown): ToolCall | undefined {
   if (!isRecord(call) || typeof call.id !== "string" || !isRecord(call.function)) return undefined;
   const { name, arguments: args } = call.function;
   if (typeof name !== "string") return undefined;
-  return { id: call.id, name, input: parseArguments(args) };
-}
-
-function parseArguments(args: unknown): unknown {
-  if (typeof args !== "string") return args;
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return undefined;
-  }
+  return { id: call.id, name, input: decodeArguments(args) };
 }

@@ -1,9 +1,9 @@
-import { codeAt } from "../text/char-code.js";
-import { appendElements, applyEdits } from "../wire/edit.js";
-import { scanTopLevel } from "../wire/json-scan.js";
-import type { Span } from "../wire/types.js";
-import type { ToolResult } from "./continuation.js";
-import type { ResponseTurn } from "./turn.js";
+import type { ToolResult } from "../../../expand/continuation.js";
+import type { AssistantTurn } from "../../../expand/turn.js";
+import { codeAt } from "../../../text/char-code.js";
+import { appendElements, applyEdits } from "../../edit.js";
+import { scanTopLevel } from "../../json-scan.js";
+import type { Span } from "../../types.js";
 
 /**
  * The next round of a Responses request (§8.2). The response's output items, as the upstream
@@ -12,13 +12,15 @@ import type { ResponseTurn } from "./turn.js";
  * request that chains on stored responses (`previous_response_id`, `store` not false) instead
  * chains on this response: `previous_response_id` becomes its id and `input` holds only the
  * outputs, since the server holds the rest. Every other byte stays as it was. Undefined when
- * the request has no `input`, or chains and the response has no id.
+ * the request has no `input`, or chains and the response has no id (or the turn is not a
+ * Responses turn).
  */
 export function responsesContinuation(
   text: string,
-  turn: ResponseTurn,
+  turn: AssistantTurn,
   results: readonly ToolResult[],
 ): string | undefined {
+  if (!("items" in turn)) return undefined;
   let members: ReadonlyMap<string, Span> | undefined;
   try {
     members = scanTopLevel(text)?.members;

@@ -1,7 +1,9 @@
-import { isRecord } from "./detect.js";
-import type { BodyScan } from "./json-scan.js";
-import { type AdapterResult, StringCollector } from "./transcript.js";
-import type { ToolCall } from "./types.js";
+import { decodeArguments } from "../../call-arguments.js";
+import { isRecord } from "../../is-record.js";
+import type { BodyScan } from "../../json-scan.js";
+import { type ConversationStrings, StringCollector } from "../../string-collector.js";
+import type { ToolCall } from "../../types.js";
+import { isMessage, isTextPart, itemText } from "./items.js";
 
 /**
  * OpenAI Responses (§3): the conversation is the `input` array of items. Tool outputs are
@@ -11,7 +13,7 @@ import type { ToolCall } from "./types.js";
  * for it. Message items' text is counted; `reasoning`, `compaction` and any other item type are
  * never read, so their bytes (`encrypted_content` included) stay as the client sent them.
  */
-export function responsesStrings(items: readonly unknown[], scan: BodyScan): AdapterResult {
+export function responsesStrings(items: readonly unknown[], scan: BodyScan): ConversationStrings {
   const collector = new StringCollector(scan);
   const calls = new Map<string, ToolCall>();
   let goal = "";
@@ -57,38 +59,9 @@ export function responsesStrings(items: readonly unknown[], scan: BodyScan): Ada
   return { strings: collector.strings, goal };
 }
 
-/** A message item: `type: "message"`, or the easy form with a `role` and no type. */
-export function isMessage(item: Record<string, unknown>): boolean {
-  return item.type === "message" || (item.type === undefined && typeof item.role === "string");
-}
-
-/** The text of a message item: its content string, or its text parts joined by newlines. */
-export function itemText(item: Record<string, unknown>): string {
-  const { content } = item;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const texts: string[] = [];
-  for (const part of content) if (isTextPart(part)) texts.push(part.text);
-  return texts.join("\n");
-}
-
-function isTextPart(part: unknown): part is { text: string } {
-  if (!isRecord(part) || typeof part.text !== "string") return false;
-  return part.type === "input_text" || part.type === "output_text" || part.type === "text";
-}
-
 function toolCall(item: Record<string, unknown>): ToolCall | undefined {
   const { call_id: id, name } = item;
   if (typeof id !== "string" || typeof name !== "string") return undefined;
   if (item.type === "custom_tool_call") return { id, name, input: item.input };
-  return { id, name, input: parseArguments(item.arguments) };
-}
-
-function parseArguments(args: unknown): unknown {
-  if (typeof args !== "string") return args;
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return undefined;
-  }
+  return { id, name, input: decodeArguments(item.arguments) };
 }

@@ -1,8 +1,8 @@
-import { isRecord } from "../wire/detect.js";
-import type { StreamAggregator, StreamOpening } from "./parse-sse.js";
-import { eventJson, type SseEvent } from "./sse.js";
-import { EXPAND_TOOL_NAME } from "./tool.js";
-import { type AssistantTurn, parseArguments, type ToolUse } from "./turn.js";
+import { eventJson, type SseEvent } from "../../../expand/sse.js";
+import type { StreamAggregator, StreamOpening } from "../../../expand/stream-aggregator.js";
+import { EXPAND_TOOL_NAME } from "../../../expand/tool.js";
+import { type AssistantTurn, parseArguments, type ToolUse } from "../../../expand/turn.js";
+import { isRecord } from "../../is-record.js";
 
 interface PendingCall {
   id: string;

@@ -1,9 +1,9 @@
-import { isRecord } from "../wire/detect.js";
-import { memberText, outputItemTexts, responseTurn } from "./parse-responses.js";
-import type { SseEvent } from "./sse.js";
-import { EXPAND_TOOL_NAME } from "./tool.js";
-import type { ResponseTurn } from "./turn.js";
-import { TypedEventStream } from "./typed-stream.js";
+import type { SseEvent } from "../../../expand/sse.js";
+import { EXPAND_TOOL_NAME } from "../../../expand/tool.js";
+import type { ResponseTurn } from "../../../expand/turn.js";
+import { TypedEventStream } from "../../../expand/typed-stream.js";
+import { isRecord } from "../../is-record.js";
+import { memberText, outputItemTexts, responseTurn } from "./response.js";
 
 /** One output item as an `response.output_item.done` event carried it. */
 interface DoneItem {

@@ -1,7 +1,7 @@
-import { isRecord } from "../wire/detect.js";
-import { EXPAND_TOOL_NAME } from "./tool.js";
-import { type AssistantTurn, parseArguments, type ToolUse } from "./turn.js";
-import { TypedEventStream } from "./typed-stream.js";
+import { EXPAND_TOOL_NAME } from "../../../expand/tool.js";
+import { type AssistantTurn, parseArguments, type ToolUse } from "../../../expand/turn.js";
+import { TypedEventStream } from "../../../expand/typed-stream.js";
+import { isRecord } from "../../is-record.js";
 
 type Block = Record<string, unknown> & { type: string };
 

@@ -1,6 +1,6 @@
-import { isRecord } from "../wire/detect.js";
-import { arrayElements, scanTopLevel } from "../wire/json-scan.js";
-import { parseArguments, type ResponseTurn, type ToolUse } from "./turn.js";
+import { parseArguments, type ResponseTurn, type ToolUse } from "../../../expand/turn.js";
+import { isRecord } from "../../is-record.js";
+import { arrayElements, scanTopLevel } from "../../json-scan.js";
 
 /**
  * The turn of a non-streaming Responses body (`object: "response"`), or undefined when it did not

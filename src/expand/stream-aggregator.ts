@@ -1,7 +1,3 @@
-import type { Provider } from "../wire/types.js";
-import { AnthropicStream } from "./parse-sse-anthropic.js";
-import { OpenAIStream } from "./parse-sse-openai.js";
-import { ResponsesStream } from "./parse-sse-responses.js";
 import type { SseEvent } from "./sse.js";
 import type { AssistantTurn } from "./turn.js";
 
@@ -14,6 +10,7 @@ export type StreamOpening = "expand" | "through";
 /**
  * Reads a response stream event by event: decides as early as possible how it opens, and
  * aggregates the assistant turn (text, thinking with signature, tool calls from partial JSON).
+ * Each wire shape has its own (WireShape.response.stream).
  */
 export interface StreamAggregator {
   push(event: SseEvent): void;
@@ -21,9 +18,4 @@ export interface StreamAggregator {
   readonly opening: StreamOpening | undefined;
   /** The whole turn once the stream ended, or undefined when it could not be aggregated. */
   finish(): AssistantTurn | undefined;
-}
-
-export function streamAggregator(provider: Provider): StreamAggregator {
-  if (provider === "responses") return new ResponsesStream();
-  return provider === "openai" ? new OpenAIStream() : new AnthropicStream();
 }
