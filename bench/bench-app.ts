@@ -1,6 +1,6 @@
 import { createApp, defaultPool } from "../src/app.js";
+import { type CompactOptions, Compactor } from "../src/compact/compactor.js";
 import type { WorkerPool } from "../src/compaction/worker-pool.js";
-import { type CompactOptions, Compactor } from "../src/compactor.js";
 import { components } from "../src/components/registry.js";
 import { parseConfig } from "../src/config/load.js";
 import type { ConfigInput } from "../src/config/schema.js";

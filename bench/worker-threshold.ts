@@ -8,8 +8,8 @@
  *   npm run bench:workers [-- --runs 7]
  */
 import { parseArgs } from "node:util";
+import { Compactor } from "../src/compact/compactor.js";
 import { WorkerPool } from "../src/compaction/worker-pool.js";
-import { Compactor } from "../src/compactor.js";
 import { components } from "../src/components/registry.js";
 import { parseConfig } from "../src/config/load.js";
 import { createStore } from "../src/store/create.js";

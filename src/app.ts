@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { bearerAuth } from "./auth/bearer.js";
 import { proxyAuth } from "./auth/proxy-auth.js";
+import { type CompactOptions, Compactor } from "./compact/compactor.js";
 import { Compaction } from "./compaction/compaction.js";
 import { cpuBudget, workerCount } from "./compaction/cpu-budget.js";
 import { InflightBytes } from "./compaction/inflight.js";
 import { WorkerPool } from "./compaction/worker-pool.js";
-import { type CompactOptions, Compactor } from "./compactor.js";
 import { components } from "./components/registry.js";
 import { pipelineNames } from "./config/pipeline-header.js";
 import type { Config } from "./config/schema.js";

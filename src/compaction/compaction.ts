@@ -1,4 +1,4 @@
-import type { CompactOptions, Compactor, CompactResult } from "../compactor.js";
+import type { CompactOptions, Compactor, CompactResult } from "../compact/compactor.js";
 import type { Config } from "../config/schema.js";
 import { InvalidBodyError, rehydrate } from "../rehydrate.js";
 import type { Store } from "../store/types.js";

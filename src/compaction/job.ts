@@ -1,5 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
-import type { CompactOptions, CompactResult } from "../compactor.js";
+import type { CompactOptions, CompactResult } from "../compact/compactor.js";
 import type { Config } from "../config/schema.js";
 import type { RehydrateResult } from "../rehydrate.js";
 import type { ProviderChoice } from "../wire/provider-choice.js";

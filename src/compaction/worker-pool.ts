@@ -5,7 +5,7 @@ import {
   type Worker,
 } from "node:worker_threads";
 import { LRUCache } from "lru-cache";
-import type { CompactResult } from "../compactor.js";
+import type { CompactResult } from "../compact/compactor.js";
 import type { Store } from "../store/types.js";
 import type {
   AnswerAhead,

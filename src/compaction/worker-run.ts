@@ -1,6 +1,6 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
-import { Compactor, type CompactResult } from "../compactor.js";
+import { Compactor, type CompactResult } from "../compact/compactor.js";
 import { components } from "../components/registry.js";
 import { InvalidBodyError, rehydrate } from "../rehydrate.js";
 import { bodyText } from "../text/utf8.js";

@@ -1,8 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { CacheObserverEvents } from "../cache/observed.js";
 import { PRICING_NAMES } from "../cache/pricing.js";
+import type { CompactResult } from "../compact/compactor.js";
 import type { JobEnd, JobKind, JobThread } from "../compaction/compaction.js";
-import type { CompactResult } from "../compactor.js";
 import { componentNames } from "../config/schema.js";
 import type { BailReason, ProxyEvents } from "../proxy/events.js";
 import type { Store } from "../store/types.js";

@@ -1,4 +1,4 @@
-import type { CompactResult } from "../compactor.js";
+import type { CompactResult } from "../compact/compactor.js";
 import type { Logger } from "./logger.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { CachePrediction } from "../cache/observation.js";
 import { type CacheTreatment, parseCacheHeader } from "../cache/policy.js";
-import type { Compactor, CompactResult } from "../compactor.js";
+import type { Compactor, CompactResult } from "../compact/compactor.js";
 import type { Config } from "../config/schema.js";
 import { credentialHeaders } from "../model/credential-headers.js";
 import { agentCompactionHeader } from "../session/agent-compaction.js";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { CacheObserver, type CacheObserverEvents } from "../cache/observed.js";
-import type { Compactor } from "../compactor.js";
+import type { Compactor } from "../compact/compactor.js";
 import type { Config } from "../config/schema.js";
 import { handleCountTokens } from "../proxy/count-tokens.js";
 import type { ProxyEvents } from "../proxy/events.js";

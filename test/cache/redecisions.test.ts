@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateCorpus } from "../../bench/corpus/generate.js";
 import { Redecisions } from "../../src/cache/redecisions.js";
-import { Compactor } from "../../src/compactor.js";
+import { Compactor } from "../../src/compact/compactor.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { Registry } from "../../src/pipeline/run.js";

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { largeLogBody, tinyMessagesBody } from "../../bench/large-bodies.js";
+import { Compactor } from "../../src/compact/compactor.js";
 import { WORKER_NICE } from "../../src/compaction/thread-priority.js";
 import { JobAbandonedError, type JobStart, WorkerPool } from "../../src/compaction/worker-pool.js";
-import { Compactor } from "../../src/compactor.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
 import { StoreCapacityError } from "../../src/errors/store-error.js";

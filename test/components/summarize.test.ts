@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
-import { Compactor } from "../../src/compactor.js";
+import { Compactor } from "../../src/compact/compactor.js";
 import { chooseCut } from "../../src/components/summarize/cut.js";
 import { createSummarize } from "../../src/components/summarize.js";
 import { parseConfig } from "../../src/config/load.js";

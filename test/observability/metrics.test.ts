@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import type { CompactResult } from "../../src/compactor.js";
+import type { CompactResult } from "../../src/compact/compactor.js";
 import { httpMetrics } from "../../src/observability/http-metrics.js";
 import { Metrics } from "../../src/observability/metrics.js";
 import type { ComponentReport, RunReport } from "../../src/pipeline/report.js";

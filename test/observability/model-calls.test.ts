@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CompactResult } from "../../src/compactor.js";
+import type { CompactResult } from "../../src/compact/compactor.js";
 import { Metrics } from "../../src/observability/metrics.js";
 import type { ComponentReport } from "../../src/pipeline/report.js";
 import { newEntry } from "../../src/pipeline/report-entries.js";

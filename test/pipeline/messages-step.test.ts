@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Compactor } from "../../src/compactor.js";
+import { Compactor } from "../../src/compact/compactor.js";
 import { mask } from "../../src/components/mask.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { Registry } from "../../src/pipeline/run.js";

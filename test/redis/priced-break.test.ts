@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { replayTurns } from "../../bench/turns.js";
-import { Compactor } from "../../src/compactor.js";
+import { Compactor } from "../../src/compact/compactor.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
 import { createStore } from "../../src/store/create.js";

@@ -1,5 +1,5 @@
 import { replayTurns } from "../../bench/turns.js";
-import { Compactor, type CompactResult } from "../../src/compactor.js";
+import { Compactor, type CompactResult } from "../../src/compact/compactor.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { ConfigInput } from "../../src/config/schema.js";

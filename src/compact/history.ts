@@ -1,0 +1,78 @@
+import { readDeploymentLifetime, withDeploymentLifetime } from "../cache/deployment-lifetime.js";
+import { isAgentCompaction } from "../session/agent-compaction.js";
+import { printsOf, standing } from "../session/divergence.js";
+import { namesConversation } from "../session/key.js";
+import { type Decision, EMPTY_LEDGER } from "../session/ledger.js";
+import { conversationRoot } from "../session/root.js";
+import type { Transcript } from "../wire/transcript.js";
+import type { CompactContext, History, ParsedRequest } from "./turn.js";
+
+/**
+ * The second step: where the request stands in its session's history (§4a). The ledger (and the
+ * deployment's learned cache lifetime beside it, in the same round trip; an unreadable ledger is
+ * an unknown history: warm, nothing replayed); the chain of its messages from the prompt's root;
+ * the head it stands on and the decisions it gives back; whether it diverged, is a session's
+ * first request, or is the agent's own compaction.
+ */
+export async function readHistory(
+  context: CompactContext,
+  request: ParsedRequest,
+): Promise<History> {
+  const now = context.clock();
+  const { shape, text, scan, body, messages, transcript, options } = request;
+  const [stored, deployment] = await Promise.all([
+    context.store.ledger(request.session).catch(() => EMPTY_LEDGER),
+    readDeploymentLifetime(context.store),
+  ]);
+  const ledger = withDeploymentLifetime(stored, deployment);
+  const root = conversationRoot(shape, text, scan, body);
+  const { digests, ids: chain } = context.memos.chains.chain(
+    request.session,
+    "received",
+    scan.messages.map((span) => text.slice(span.start, span.end)),
+    (index) => messages[index],
+    { bodyChars: text.length, root },
+  );
+  const agentCompaction = options.agentCompaction === true || isAgentCompaction(shape, messages);
+  const stands = standing(ledger, root, chain, printsOf(digests), {
+    anyRoot: agentCompaction,
+    named: namesConversation(body, options.session),
+  });
+  let { head, through } = stands;
+  let frozen: readonly Decision[] = [];
+  if (head && agentCompaction) {
+    // The agent's compaction sends its conversation again with the request for a summary,
+    // which Claude Code appends to the last message: every output the head returned goes as
+    // it was returned, that message's too.
+    frozen = head.outputs.slice(0, transcript.outputs.length);
+  } else if (head) {
+    // A head describes these messages only if it saw the same outputs in them (same shape read).
+    const outputs = outputsBefore(transcript, through);
+    if (through === head.messages && outputs !== head.outputs.length) head = undefined;
+    else frozen = head.outputs.slice(0, outputs);
+  }
+  if (head === undefined) through = 0;
+  const diverged = stands.diverged && (head !== undefined || through === 0);
+  return {
+    ledger,
+    root,
+    digests,
+    chain,
+    head,
+    frozen,
+    through,
+    diverged,
+    // A conversation that went on from messages already sent (the history after the agent's
+    // own compaction) diverged, whether or not it holds an assistant turn.
+    first: !shape.conversation.hasAssistantTurn(body, messages) && !(diverged && through > 0),
+    agentCompaction,
+    now,
+  };
+}
+
+/** Tool outputs held by the first `messages` messages. */
+function outputsBefore(transcript: Transcript, messages: number): number {
+  let count = 0;
+  for (const output of transcript.outputs) if (output.messageIndex < messages) count++;
+  return count;
+}

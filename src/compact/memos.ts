@@ -1,0 +1,37 @@
+import { Redecisions } from "../cache/redecisions.js";
+import { ContentClasses } from "../content/classify.js";
+import { contentHasher } from "../expand/markers.js";
+import { memoiseHash } from "../pipeline/hash-memo.js";
+import { OutputMemo } from "../pipeline/output-memo.js";
+import { TokenCounter } from "../pipeline/tokens.js";
+import { ChainMemo } from "../session/chain.js";
+
+/**
+ * What a compactor remembers in its own memory to make a re-sent history cheap: token counts,
+ * component results, content ids, content classes, conversation chains, re-decisions. Each is
+ * an optimisation, never a source of truth (a miss recomputes the same answer), and together
+ * they share `limits.memo_bytes`.
+ */
+export class CompactorMemos {
+  readonly tokens: TokenCounter;
+  readonly outputs: OutputMemo;
+  readonly redecisions: Redecisions;
+  readonly classes: ContentClasses;
+  /** Content ids (§6), HMAC under the marker key. */
+  readonly hash: (text: string) => string;
+  /** Texts longer than this are more than the shared id memo keeps. */
+  readonly longChars: number;
+  readonly chains: ChainMemo;
+
+  constructor(memoBytes: number, hashKey: string) {
+    // UTF-16 text is two bytes a character.
+    const chars = memoBytes / 2;
+    this.tokens = new TokenCounter(Math.floor(chars * 0.33));
+    this.outputs = new OutputMemo(Math.floor(chars * 0.31));
+    this.redecisions = new Redecisions(Math.floor(chars * 0.02));
+    this.classes = new ContentClasses(Math.floor(chars * 0.05));
+    this.hash = memoiseHash(contentHasher(hashKey), Math.floor(chars * 0.15));
+    this.longChars = Math.floor((chars * 0.15) / 2);
+    this.chains = new ChainMemo(Math.floor(chars * 0.14));
+  }
+}

@@ -1,0 +1,71 @@
+import { configuredPipeline, pipelineFor } from "../config/presets.js";
+import type { ComponentName } from "../config/schema.js";
+import { rememberLongTexts } from "../pipeline/hash-memo.js";
+import { sessionKey } from "../session/key.js";
+import { isRecord } from "../wire/is-record.js";
+import { scanBody } from "../wire/json-scan.js";
+import { resolveShape } from "../wire/provider-choice.js";
+import { readTranscript } from "../wire/transcript.js";
+import { passthrough } from "./answer.js";
+import type { CompactOptions, CompactResult } from "./options.js";
+import type { CompactContext, ParsedRequest } from "./turn.js";
+
+/**
+ * The first step: the body parsed once, its wire shape and session key, the spans of its
+ * message strings (one linear scan, §3), its transcript, the components to run, and the tokens
+ * of every string as received (each counted once a request: the outputs' counts serve the head
+ * estimate, the guards of their changes and the written-back total). A body that cannot be
+ * compacted is its own answer, unchanged.
+ */
+export function parseRequest(
+  context: CompactContext,
+  text: string,
+  options: CompactOptions,
+): ParsedRequest | CompactResult {
+  const { config, memos } = context;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return passthrough(text, "openai", sessionKey(undefined, options.session), "not_json");
+  }
+  if (!isRecord(body)) {
+    return passthrough(text, "openai", sessionKey(undefined, options.session), "not_object");
+  }
+  const shape = resolveShape(options.provider ?? "auto", body);
+  const session = sessionKey(body, options.session);
+  const messages = body[shape.scan.conversation];
+  if (!Array.isArray(messages)) return passthrough(text, shape.name, session, "no_messages");
+  const scan = scanBody(text, shape.scan);
+  if (!scan || scan.ambiguous) return passthrough(text, shape.name, session, "ambiguous_keys");
+  const transcript = readTranscript(shape, messages, scan, memos.classes.of);
+  const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
+  const names: readonly ComponentName[] | undefined =
+    options.pipeline || options.preset
+      ? pipelineFor(requested, options.preset ?? config.preset)
+      : configuredPipeline(config);
+  const counter = memos.tokens.forRequest();
+  let tokensBefore = 0;
+  const outputTokens: number[] = [];
+  for (const item of transcript.strings) {
+    const tokens = counter.receive(item.text);
+    tokensBefore += tokens;
+    if (item.tool) outputTokens.push(tokens);
+  }
+  return {
+    text,
+    body,
+    messages,
+    scan,
+    transcript,
+    shape,
+    session,
+    names: names ?? configuredPipeline(config),
+    pipelineFallback: names === undefined,
+    tokensBefore,
+    outputTokens,
+    hash: rememberLongTexts(memos.hash, memos.longChars),
+    tokens: counter,
+    options,
+  };
+}

@@ -1,0 +1,80 @@
+import type { RunResult } from "../pipeline/run.js";
+import { applyEdits, type Edit } from "../wire/edit.js";
+import { hasUnusualEscape } from "../wire/json-string.js";
+import { replaceMessagesEdit } from "../wire/replace-messages.js";
+import type { Passthrough } from "./options.js";
+import type { ParsedRequest, Written } from "./turn.js";
+
+/**
+ * The request text with every changed output, and an accepted summary, written back in place
+ * (§3: only the changed string values are rewritten); the spelling records that keep escapes
+ * /rehydrate must restore; the tokens after. A body whose bytes cannot be rewritten safely
+ * bails out and goes as it came.
+ */
+export function writeBack(request: ParsedRequest, run: RunResult): Written | { bail: Passthrough } {
+  const { text, transcript, scan, shape, hash } = request;
+  const edits: Edit[] = [];
+  const messageEdits = new Map<number, Edit[]>();
+  const spellings = new Map<string, { raw: string; messages: Set<number> }>();
+  const changedLiterals: Array<{ text: string; raw: string }> = [];
+  let saved = 0;
+  for (const [index, next] of run.texts.entries()) {
+    const output = transcript.outputs[index];
+    const span = transcript.outputSpans[index];
+    if (!output || !span || next === output.text) continue;
+    // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
+    // A literal without an escape JSON.stringify would not write is spelled exactly as it
+    // writes its value, so it needs no second look.
+    const raw = text.slice(span.start, span.end);
+    if (raw.length < output.text.length + 2) return { bail: "ambiguous_keys" };
+    if (hasUnusualEscape(raw)) {
+      if (JSON.parse(raw) !== output.text) return { bail: "ambiguous_keys" };
+      // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
+      // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
+      if (raw !== JSON.stringify(output.text)) {
+        const textId = hash(output.text);
+        const known = spellings.get(textId);
+        if (known) known.messages.add(output.messageIndex);
+        else spellings.set(textId, { raw, messages: new Set([output.messageIndex]) });
+      }
+    }
+    changedLiterals.push({ text: output.text, raw });
+    const edit = { span, raw: JSON.stringify(next) };
+    edits.push(edit);
+    const inMessage = messageEdits.get(output.messageIndex);
+    if (inMessage) inMessage.push(edit);
+    else messageEdits.set(output.messageIndex, [edit]);
+    saved += (request.outputTokens[index] as number) - request.tokens.estimate(next);
+  }
+  // One spelling record per text: the same text written two ways in one body could not be
+  // told apart on the way back, so such a body goes as it came.
+  if (spellings.size > 0) {
+    for (const { text: original, raw } of changedLiterals) {
+      const spelled = spellings.get(hash(original));
+      if (spelled !== undefined && spelled.raw !== raw) return { bail: "ambiguous_spelling" };
+    }
+  }
+  let summary: Written["summary"];
+  if (run.replacement && shape.summaryMessage) {
+    // Outputs inside the replaced messages were left as received, so no edit overlaps this one.
+    const { from, to, role, message } = run.replacement;
+    const edit = replaceMessagesEdit(scan, from, to, shape.summaryMessage(role, message));
+    if (edit) {
+      edits.push(edit);
+      saved += run.replacement.tokensBefore - run.replacement.tokensAfter;
+      summary = { from, to, raw: edit.raw };
+    }
+  }
+  return {
+    text: edits.length === 0 ? text : applyEdits(text, edits),
+    tokensAfter: request.tokensBefore - saved,
+    spellings: Array.from(spellings, ([textId, { raw, messages }]) => ({
+      key: { kind: "sp" as const, textId },
+      value: raw,
+      messages,
+    })),
+    summarized: summary !== undefined,
+    summary,
+    messageEdits,
+  };
+}
