@@ -4,14 +4,18 @@ import type { Registry } from "../pipeline/run.js";
 import { EXACT_CHARS, type TokenCounter } from "../pipeline/tokens.js";
 import type { Decision } from "../session/ledger.js";
 import type { Transcript } from "../wire/transcript.js";
+import type { SlotKind } from "../wire/types.js";
 import type { HeadEstimate } from "./break-decision.js";
 
 /** Tokens a mask placeholder (peek, marker, hint) is taken to cost. */
 export const MASK_PLACEHOLDER_TOKENS = 40;
 
-/** What a warm request was decided as: each output's text and decision, and the body's size. */
+/**
+ * What a warm request was decided as: each slot's text (by kind) and each output's decision, and
+ * the body's size.
+ */
 export interface WarmResult {
-  readonly texts: readonly string[];
+  readonly texts: Readonly<Record<SlotKind, readonly string[]>>;
   readonly decisions: readonly Decision[];
   /** Message tokens of the returned body, and its length in characters. */
   readonly tokens: number;
@@ -77,7 +81,7 @@ export function estimateHead(
     const decision = warm.decisions[output.index] ?? [];
     if (decision.some(offloadsFirst)) continue;
     if (pointedTo.has(output.text)) continue;
-    const text = warm.texts[output.index] ?? output.text;
+    const text = warm.texts.output[output.index] ?? output.text;
     // Up to EXACT_CHARS the received count is exact, and at least `least` exactly when
     // TokenCounter.atLeast says so.
     const known =
@@ -95,17 +99,24 @@ export function estimateHead(
 
 /**
  * Where output `index` starts in the warm body: where it starts in the received one, less what
- * the outputs before it were returned shorter by (only outputs change; a changed one is written
- * back as a JSON string literal).
+ * the slots before it were returned shorter by (only slots change: a changed one is written back
+ * as a JSON string literal, or as JSON text itself).
  */
-function warmOffset(transcript: Transcript, texts: readonly string[], index: number): number {
-  let offset = transcript.outputSpans[index]?.start ?? 0;
-  for (const output of transcript.outputs) {
-    if (output.index >= index) break;
-    const text = texts[output.index];
-    const span = transcript.outputSpans[output.index];
-    if (text === undefined || text === output.text || span === undefined) continue;
-    offset -= span.end - span.start - JSON.stringify(text).length;
+function warmOffset(
+  transcript: Transcript,
+  texts: Readonly<Record<SlotKind, readonly string[]>>,
+  index: number,
+): number {
+  const start = transcript.outputs[index]?.span.start ?? 0;
+  let offset = start;
+  for (const kind of ["output", "call"] as const) {
+    for (const slot of transcript.slots[kind]) {
+      if (slot.span.start >= start) break;
+      const text = texts[kind][slot.index];
+      if (text === undefined || text === slot.text) continue;
+      const written = slot.literal === "string" ? JSON.stringify(text).length : text.length;
+      offset -= slot.span.end - slot.span.start - written;
+    }
   }
   return offset;
 }

@@ -11,7 +11,13 @@ import { decide } from "./decide.js";
 import { carriesTool, toolsDecided, withExpandTool } from "./expand-tool.js";
 import type { CompactResult } from "./options.js";
 import { returnedConversation } from "./returned-chain.js";
-import type { CompactContext, History, Outcome, Turn } from "./turn.js";
+import {
+  type CompactContext,
+  type History,
+  NOTHING_FROZEN,
+  type Outcome,
+  type Turn,
+} from "./turn.js";
 
 /**
  * The last step: the ledger's new head and every original to stash, in one acknowledged write
@@ -92,7 +98,8 @@ function nextHead(turn: Turn, outcome: Outcome, addTool: boolean): Head {
     root: history.root,
     prints: printsOf(history.digests),
     tool: decided.ability.able && (decided.ability.declared || addTool),
-    outputs: run.decisions,
+    outputs: run.decisions.output,
+    calls: run.decisions.call,
     ...(run.replacement && decided.summarized
       ? { summary: { from: run.replacement.from, to: run.replacement.to } }
       : {}),
@@ -127,7 +134,7 @@ async function withoutStash(
   const names = capacity
     ? request.names
     : request.names.filter((name) => context.registry[name]?.kind === "reformat");
-  const bare: History = { ...history, head: undefined, frozen: [], through: 0 };
+  const bare: History = { ...history, head: undefined, frozen: NOTHING_FROZEN, through: 0 };
   const oneWay: OneWay = {
     above: context.config.store.max_entry_bytes,
     reason: capacity ? "capacity" : "unavailable",

@@ -3,11 +3,16 @@ import type { ComponentName, Config } from "../config/schema.js";
 import { expandAbility } from "../expand/inject.js";
 import type { OneWay } from "../pipeline/one-way.js";
 import { runPipeline } from "../pipeline/run.js";
-import type { Decision } from "../session/ledger.js";
 import { messagesView } from "../wire/message-views.js";
 import { toolsDecided } from "./expand-tool.js";
 import type { Passthrough } from "./options.js";
-import type { CompactContext, Decided, History, ParsedRequest } from "./turn.js";
+import {
+  type CompactContext,
+  type Decided,
+  type History,
+  NOTHING_FROZEN,
+  type ParsedRequest,
+} from "./turn.js";
 import { writeBack } from "./write-back.js";
 
 /** The signal of a compaction that was given none: nothing ever aborts it. */
@@ -47,7 +52,7 @@ export async function decide(
   const expandable = history.agentCompaction
     ? head?.tool === true || (ability.able && ability.declared)
     : ability.able && (ability.declared || toolsDecided(history, treatment) || head?.tool === true);
-  const frozen: readonly (Decision | undefined)[] = replays ? history.frozen : [];
+  const frozen = replays ? history.frozen : NOTHING_FROZEN;
   const run = await runPipeline(
     {
       registry,

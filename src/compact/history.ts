@@ -2,10 +2,16 @@ import { readDeploymentLifetime, withDeploymentLifetime } from "../cache/deploym
 import { isAgentCompaction } from "../session/agent-compaction.js";
 import { printsOf, standing } from "../session/divergence.js";
 import { namesConversation } from "../session/key.js";
-import { type Decision, EMPTY_LEDGER } from "../session/ledger.js";
+import { EMPTY_LEDGER } from "../session/ledger.js";
 import { conversationRoot } from "../session/root.js";
-import type { Transcript } from "../wire/transcript.js";
-import type { CompactContext, History, ParsedRequest } from "./turn.js";
+import type { Slot } from "../wire/types.js";
+import {
+  type CompactContext,
+  type FrozenSlots,
+  type History,
+  NOTHING_FROZEN,
+  type ParsedRequest,
+} from "./turn.js";
 
 /**
  * The second step: where the request stands in its session's history (§4a). The ledger (and the
@@ -39,17 +45,26 @@ export async function readHistory(
     named: namesConversation(body, options.session),
   });
   let { head, through } = stands;
-  let frozen: readonly Decision[] = [];
+  let frozen: FrozenSlots = NOTHING_FROZEN;
+  const { slots } = transcript;
   if (head && agentCompaction) {
     // The agent's compaction sends its conversation again with the request for a summary,
-    // which Claude Code appends to the last message: every output the head returned goes as
-    // it was returned, that message's too.
-    frozen = head.outputs.slice(0, transcript.outputs.length);
+    // which Claude Code appends to the last message: every slot the head returned goes as it
+    // was returned, that message's too.
+    frozen = {
+      output: head.outputs.slice(0, slots.output.length),
+      call: head.calls.slice(0, slots.call.length),
+    };
   } else if (head) {
     // A head describes these messages only if it saw the same outputs in them (same shape read).
-    const outputs = outputsBefore(transcript, through);
+    const outputs = slotsBefore(slots.output, through);
     if (through === head.messages && outputs !== head.outputs.length) head = undefined;
-    else frozen = head.outputs.slice(0, outputs);
+    else {
+      frozen = {
+        output: head.outputs.slice(0, outputs),
+        call: head.calls.slice(0, slotsBefore(slots.call, through)),
+      };
+    }
   }
   if (head === undefined) through = 0;
   const diverged = stands.diverged && (head !== undefined || through === 0);
@@ -70,9 +85,9 @@ export async function readHistory(
   };
 }
 
-/** Tool outputs held by the first `messages` messages. */
-function outputsBefore(transcript: Transcript, messages: number): number {
+/** Slots held by the first `messages` messages. */
+function slotsBefore(slots: readonly Slot[], messages: number): number {
   let count = 0;
-  for (const output of transcript.outputs) if (output.messageIndex < messages) count++;
+  for (const slot of slots) if (slot.messageIndex < messages) count++;
   return count;
 }

@@ -13,8 +13,8 @@ import type { CompactContext, ParsedRequest } from "./turn.js";
 /**
  * The first step: the body parsed once, its wire shape and session key, the spans of its
  * message strings (one linear scan, §3), its transcript, the components to run, and the tokens
- * of every string as received (each counted once a request: the outputs' counts serve the head
- * estimate, the guards of their changes and the written-back total). A body that cannot be
+ * of every string and slot as received (each counted once a request: the slots' counts serve the
+ * head estimate, the guards of their changes and the written-back total). A body that cannot be
  * compacted is its own answer, unchanged.
  */
 export function parseRequest(
@@ -46,12 +46,15 @@ export function parseRequest(
       : configuredPipeline(config);
   const counter = memos.tokens.forRequest();
   let tokensBefore = 0;
-  const outputTokens: number[] = [];
+  const output: number[] = [];
   for (const item of transcript.strings) {
     const tokens = counter.receive(item.text);
     tokensBefore += tokens;
-    if (item.tool) outputTokens.push(tokens);
+    if (item.tool) output.push(tokens);
   }
+  // The agent's calls are read too: their arguments count with the rest.
+  const call = transcript.slots.call.map((slot) => counter.receive(slot.text));
+  for (const tokens of call) tokensBefore += tokens;
   return {
     text,
     body,
@@ -63,7 +66,7 @@ export function parseRequest(
     names: names ?? configuredPipeline(config),
     pipelineFallback: names === undefined,
     tokensBefore,
-    outputTokens,
+    slotTokens: { output, call },
     hash: rememberLongTexts(memos.hash, memos.longChars),
     tokens: counter,
     options,

@@ -11,6 +11,7 @@ import type { Edit } from "../wire/edit.js";
 import type { BodyScan } from "../wire/json-scan.js";
 import type { WireShape } from "../wire/shape.js";
 import type { Transcript } from "../wire/transcript.js";
+import type { SlotKind } from "../wire/types.js";
 import type { CompactorMemos } from "./memos.js";
 import type { CompactOptions, PricedBreak } from "./options.js";
 
@@ -43,8 +44,8 @@ export interface ParsedRequest {
   readonly names: readonly ComponentName[];
   readonly pipelineFallback: boolean;
   readonly tokensBefore: number;
-  /** Tokens of each tool output as received (TokenCounter.estimate), parallel to its outputs. */
-  readonly outputTokens: readonly number[];
+  /** Tokens of each slot as received (TokenCounter.estimate), by kind, parallel to the slots. */
+  readonly slotTokens: Readonly<Record<SlotKind, readonly number[]>>;
   /** Content ids for this request: the shared memo's, and long texts' remembered for it. */
   readonly hash: (text: string) => string;
   /** Token counts for this request: the shared memo's, and what it received held for it. */
@@ -62,8 +63,8 @@ export interface History {
   readonly chain: readonly string[];
   /** The head this request stands on (session/divergence.ts), when it describes its messages. */
   readonly head: Head | undefined;
-  /** The recorded decision of each output of the messages given back as they were returned. */
-  readonly frozen: readonly Decision[];
+  /** The recorded decision of each slot of the messages given back as they were returned. */
+  readonly frozen: FrozenSlots;
   /** Messages from the first given back as they were returned: the head's, or fewer. */
   readonly through: number;
   /** The request left its conversation at message `through`, an already-sent one. */
@@ -74,6 +75,12 @@ export interface History {
   readonly agentCompaction: boolean;
   readonly now: number;
 }
+
+/** Recorded decisions by slot kind, parallel to the transcript's slots (§4a). */
+export type FrozenSlots = Readonly<Record<SlotKind, readonly Decision[]>>;
+
+/** Nothing given back as it was returned: every slot decided anew. */
+export const NOTHING_FROZEN: FrozenSlots = Object.freeze({ output: [], call: [] });
 
 /** A request read and placed in its session's history, and what it is treated as. */
 export interface Turn {

@@ -18,33 +18,39 @@ export function writeBack(request: ParsedRequest, run: RunResult): Written | { b
   const spellings = new Map<string, { raw: string; messages: Set<number> }>();
   const changedLiterals: Array<{ text: string; raw: string }> = [];
   let saved = 0;
-  for (const [index, next] of run.texts.entries()) {
-    const output = transcript.outputs[index];
-    const span = transcript.outputSpans[index];
-    if (!output || !span || next === output.text) continue;
-    // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
-    // A literal without an escape JSON.stringify would not write is spelled exactly as it
-    // writes its value, so it needs no second look.
-    const raw = text.slice(span.start, span.end);
-    if (raw.length < output.text.length + 2) return { bail: "ambiguous_keys" };
-    if (hasUnusualEscape(raw)) {
-      if (JSON.parse(raw) !== output.text) return { bail: "ambiguous_keys" };
-      // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
-      // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
-      if (raw !== JSON.stringify(output.text)) {
-        const textId = hash(output.text);
-        const known = spellings.get(textId);
-        if (known) known.messages.add(output.messageIndex);
-        else spellings.set(textId, { raw, messages: new Set([output.messageIndex]) });
-      }
+  for (const kind of ["output", "call"] as const) {
+    const texts = run.texts[kind];
+    for (const slot of transcript.slots[kind]) {
+      const next = texts[slot.index];
+      if (next === undefined || next === slot.text) continue;
+      const { span } = slot;
+      // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
+      // A literal without an escape JSON.stringify would not write is spelled exactly as it
+      // writes its value, so it needs no second look.
+      const raw = text.slice(span.start, span.end);
+      if (slot.literal === "string") {
+        if (raw.length < slot.text.length + 2) return { bail: "ambiguous_keys" };
+        if (hasUnusualEscape(raw)) {
+          if (JSON.parse(raw) !== slot.text) return { bail: "ambiguous_keys" };
+          // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
+          // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
+          if (raw !== JSON.stringify(slot.text)) {
+            const textId = hash(slot.text);
+            const known = spellings.get(textId);
+            if (known) known.messages.add(slot.messageIndex);
+            else spellings.set(textId, { raw, messages: new Set([slot.messageIndex]) });
+          }
+        }
+        changedLiterals.push({ text: slot.text, raw });
+      } else if (raw !== slot.text) return { bail: "ambiguous_keys" };
+      const edit = { span, raw: slot.literal === "string" ? JSON.stringify(next) : next };
+      edits.push(edit);
+      const inMessage = messageEdits.get(slot.messageIndex);
+      if (inMessage) inMessage.push(edit);
+      else messageEdits.set(slot.messageIndex, [edit]);
+      saved += request.slotTokens[kind][slot.index] as number;
+      saved -= request.tokens.estimate(next);
     }
-    changedLiterals.push({ text: output.text, raw });
-    const edit = { span, raw: JSON.stringify(next) };
-    edits.push(edit);
-    const inMessage = messageEdits.get(output.messageIndex);
-    if (inMessage) inMessage.push(edit);
-    else messageEdits.set(output.messageIndex, [edit]);
-    saved += (request.outputTokens[index] as number) - request.tokens.estimate(next);
   }
   // One spelling record per text: the same text written two ways in one body could not be
   // told apart on the way back, so such a body goes as it came.

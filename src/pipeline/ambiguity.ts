@@ -1,6 +1,6 @@
 import type { Transcript } from "../wire/transcript.js";
 import type { AcceptedReplacement } from "./messages-step.js";
-import type { OutputState } from "./output-state.js";
+import type { SlotLane } from "./slot-state.js";
 
 /**
  * Outputs whose `rf:` record would make /rehydrate give back the wrong original. Rehydrate finds
@@ -12,10 +12,10 @@ import type { OutputState } from "./output-state.js";
  */
 export function ambiguousRecords(
   transcript: Transcript,
-  state: OutputState,
+  outputs: SlotLane,
   replacement: AcceptedReplacement | undefined,
 ): Set<number> {
-  const { received, current, stashedAs, reformatted } = state;
+  const received = (index: number) => outputs.at(index).slot.text;
   const ambiguous = new Set<number>();
   // Records are scoped to the message that holds them (session/records.ts), so a text claims
   // an original only within its message: outputs of different messages never collide. Claims
@@ -23,7 +23,7 @@ export function ambiguousRecords(
   const claims = new Map<string, Map<number, number>>();
   const lengths = new Set<number>();
   const messageOf = (index: number) => transcript.outputs[index]?.messageIndex ?? -1;
-  reformatted.forEach((text, index) => {
+  outputs.states.forEach(({ reformatted: text }, index) => {
     if (text === undefined) return;
     const message = messageOf(index);
     let byMessage = claims.get(text);
@@ -34,13 +34,13 @@ export function ambiguousRecords(
     }
     const owner = byMessage.get(message);
     if (owner === undefined) byMessage.set(message, index);
-    else if (received[owner] !== received[index]) ambiguous.add(index);
+    else if (received(owner) !== received(index)) ambiguous.add(index);
   });
   if (claims.size === 0) return ambiguous;
   const misleads = (message: number, text: string | undefined, original: string) => {
     if (text === undefined || !lengths.has(text.length)) return;
     const owner = claims.get(text)?.get(message);
-    if (owner !== undefined && received[owner] !== original) ambiguous.add(owner);
+    if (owner !== undefined && received(owner) !== original) ambiguous.add(owner);
   };
   let output = 0;
   for (const item of transcript.strings) {
@@ -54,9 +54,9 @@ export function ambiguousRecords(
       misleads(item.messageIndex, item.text, item.text);
       continue;
     }
-    const original = received[index] as string;
-    misleads(item.messageIndex, current[index], original);
-    misleads(item.messageIndex, stashedAs[index], original);
+    const { current, stashedAs, slot } = outputs.at(index);
+    misleads(item.messageIndex, current, slot.text);
+    misleads(item.messageIndex, stashedAs, slot.text);
   }
   return ambiguous;
 }

@@ -4,11 +4,11 @@ import { markerFor, markerIds } from "../expand/markers.js";
 import type { ToolOutput } from "../wire/types.js";
 import { componentContext } from "./context.js";
 import { guardChanges, guardOf } from "./guards.js";
-import type { OutputState } from "./output-state.js";
 import { reduceOutput } from "./reduce-output.js";
 import type { ComponentReport } from "./report.js";
 import { newEntry } from "./report-entries.js";
 import type { PipelineDeps, RunRequest } from "./run.js";
+import type { SlotLane } from "./slot-state.js";
 import type { Component, OutputComponent } from "./types.js";
 
 /**
@@ -24,7 +24,7 @@ export class Bound {
   private constructor(
     private readonly deps: PipelineDeps,
     private readonly request: RunRequest,
-    private readonly state: OutputState,
+    private readonly lane: SlotLane,
     readonly name: ComponentName,
     private readonly component: OutputComponent<ComponentName>,
     /** Its report entry, which its own pipeline position takes over. */
@@ -35,13 +35,13 @@ export class Bound {
   static of(
     deps: PipelineDeps,
     request: RunRequest,
-    state: OutputState,
+    lane: SlotLane,
     name: ComponentName,
     entry: () => ComponentReport,
   ): Bound | undefined {
     const component = deps.registry[name] as Component | undefined;
     if (!component?.bounds || component.scope !== "output") return undefined;
-    return new Bound(deps, request, state, name, component, entry);
+    return new Bound(deps, request, lane, name, component, entry);
   }
 
   /**
@@ -57,7 +57,7 @@ export class Bound {
     pending: ReadonlyMap<string, string>,
   ): Promise<string | undefined> {
     const { deps, request, name } = this;
-    const received = request.transcript.outputs[index] as ToolOutput;
+    const received: ToolOutput = this.lane.at(index).slot;
     const earlier = [...new Set(markerIds(reduced))].filter((id) => pending.has(id));
     if (mode === "full" && earlier.length !== 1) return undefined;
     if (isExcluded(received.call?.name, request.config, name)) return undefined;
@@ -69,7 +69,7 @@ export class Bound {
     const output: ToolOutput = { ...received, text: reduced };
     // Its entry is taken only for a kept composition: one the guards refuse reports nothing.
     const scratch = newEntry(name, "offload", mode);
-    const context = componentContext(deps, request, this.state, scratch, mode, only, own, [output]);
+    const context = componentContext(deps, request, this.lane, scratch, mode, only, own, [output]);
     const text = await reduceOutput(deps, this.component, options, mode, context, own, output);
     if (text === undefined || text === reduced) return undefined;
     const first = earlier[0];
@@ -102,7 +102,7 @@ export class Bound {
     const tried = newEntry(this.name, "offload", mode);
     const guard = guardOf(
       this.deps.tokens,
-      this.state,
+      this.lane,
       "offload",
       mode,
       step.mayChange,
@@ -117,8 +117,8 @@ export class Bound {
     entry.tokensBefore += tried.tokensBefore;
     entry.tokensAfter += tried.tokensAfter;
     const change = { kind: "offload" as const, mode, pending: step.pending };
-    this.state.apply(index, reduced, { ...change, name: step.name, entry: step.entry });
-    this.state.apply(index, composed, { ...change, name: this.name, entry });
+    this.lane.apply(index, reduced, { ...change, name: step.name, entry: step.entry });
+    this.lane.apply(index, composed, { ...change, name: this.name, entry });
     step.entry.changed++;
     entry.changed++;
     return true;

@@ -1,45 +1,44 @@
 import type { MarkerMode } from "../config/schema.js";
 import { EXPAND_HINT, markerFor, SENTINEL } from "../expand/markers.js";
 import type { ToolOutput } from "../wire/types.js";
-import type { OutputState } from "./output-state.js";
 import type { ComponentReport } from "./report.js";
 import type { PipelineDeps, RunRequest } from "./run.js";
+import type { SlotLane } from "./slot-state.js";
 import type { ComponentContext } from "./types.js";
 
-/** Every output as it stands in `state`. */
-export function currentOutputs(request: RunRequest, state: OutputState): ToolOutput[] {
-  return request.transcript.outputs.map((_, index) => currentOutput(request, state, index));
+/** Every slot of `lane` as it stands. */
+export function currentOutputs(lane: SlotLane): ToolOutput[] {
+  return lane.states.map((_, index) => currentOutput(lane, index));
 }
 
-/** Output `index` as it stands in `state`. */
-export function currentOutput(request: RunRequest, state: OutputState, index: number): ToolOutput {
-  const output = request.transcript.outputs[index] as ToolOutput;
-  const text = state.current[index] as string;
-  return output.text === text ? output : { ...output, text };
+/** Slot `index` of `lane` as it stands. */
+export function currentOutput(lane: SlotLane, index: number): ToolOutput {
+  const { slot, current } = lane.at(index);
+  return slot.text === current ? slot : { ...slot, text: current };
 }
 
 /**
- * What the pipeline lends one component for one run: every output as it stands (`outputs`, when
- * the caller keeps them current itself), which of them it may change, and a marker function
- * that records what must be stashed under each id it hands out (into `pending`, which the
- * pipeline reads when it keeps a change).
+ * What the pipeline lends one component for one run: every slot of the lane it takes as it
+ * stands (`outputs`, when the caller keeps them current itself), which of them it may change,
+ * and a marker function that records what must be stashed under each id it hands out (into
+ * `pending`, which the pipeline reads when it keeps a change).
  */
 export function componentContext(
   deps: PipelineDeps,
   request: RunRequest,
-  state: OutputState,
+  lane: SlotLane,
   entry: ComponentReport,
   mode: MarkerMode,
   mayChange: (index: number) => boolean,
   pending: Map<string, string>,
-  outputs: ToolOutput[] = currentOutputs(request, state),
+  outputs: ToolOutput[] = currentOutputs(lane),
 ): ComponentContext {
   const { transcript } = request;
   return {
     provider: transcript.provider,
     outputs,
     mayChange,
-    wasOffloaded: (index) => state.offloaded[index] === true,
+    wasOffloaded: (index) => lane.states[index]?.offloaded === true,
     redecide: request.redecide,
     messageCount: transcript.messageCount,
     goal: transcript.goal,

@@ -1,10 +1,9 @@
 import type { MarkerMode } from "../config/schema.js";
-import type { ContentClass } from "../content/content-class.js";
 import { markerFor, markerIds, SENTINEL } from "../expand/markers.js";
 import { checkFidelity } from "./fidelity.js";
-import type { OutputState } from "./output-state.js";
 import type { ComponentReport } from "./report.js";
 import { Revert } from "./revert.js";
+import type { SlotLane, SlotState } from "./slot-state.js";
 import type { TokenCounter } from "./tokens.js";
 import type { Change, ComponentKind } from "./types.js";
 
@@ -12,32 +11,23 @@ export interface GuardContext {
   readonly tokens: TokenCounter;
   readonly kind: ComponentKind;
   readonly mode: MarkerMode;
-  readonly current: readonly string[];
-  /** The content class of each output (§5 Fidelity), decided once when it was read. */
-  readonly classes: readonly ContentClass[];
+  /** The slots as they stand; each slot's content class (§5 Fidelity) was decided as it was read. */
+  readonly states: readonly SlotState[];
   readonly mayChange: (index: number) => boolean;
   /** What the component asked to stash, by marker id. */
   readonly pending: ReadonlyMap<string, string>;
 }
 
-/** The guard context of one component's changes over the outputs as they stand in `state`. */
+/** The guard context of one component's changes over the slots of `lane` as they stand. */
 export function guardOf(
   tokens: TokenCounter,
-  state: OutputState,
+  lane: SlotLane,
   kind: ComponentKind,
   mode: MarkerMode,
   mayChange: (index: number) => boolean,
   pending: ReadonlyMap<string, string>,
 ): GuardContext {
-  return {
-    tokens,
-    kind,
-    mode,
-    current: state.current,
-    classes: state.classes,
-    mayChange,
-    pending,
-  };
+  return { tokens, kind, mode, states: lane.states, mayChange, pending };
 }
 
 /**
@@ -80,15 +70,14 @@ export function guardChanges(
     }
     if (guard.kind === "offload") {
       const markers = [...markerIds(text).map(markerFor), SENTINEL];
-      const original = guard.current[index] as string;
-      const classOf = guard.classes[index] ?? "text";
-      if (checkFidelity(original, text, classOf, markers) !== undefined) {
+      const state = guard.states[index] as SlotState;
+      if (checkFidelity(state.current, text, state.slot.contentClass, markers) !== undefined) {
         entry.unfaithful = (entry.unfaithful ?? 0) + 1;
         entry.dropped++;
         continue;
       }
     }
-    const counted = guard.tokens.compare(guard.current[index] as string, text);
+    const counted = guard.tokens.compare((guard.states[index] as SlotState).current, text);
     if (!counted.fewer) {
       entry.dropped++;
       continue;

@@ -2,10 +2,10 @@ import type { ComponentName, MarkerMode } from "../config/schema.js";
 import { carriesMarker, markerIds } from "../expand/markers.js";
 import type { PendingStash } from "../session/records.js";
 import type { Transcript } from "../wire/transcript.js";
-import type { OutputState } from "./output-state.js";
 import type { ComponentReport } from "./report.js";
 import { Revert } from "./revert.js";
 import type { PipelineDeps, RunRequest } from "./run.js";
+import type { SlotLane } from "./slot-state.js";
 import type { TokenCounter } from "./tokens.js";
 import type {
   ComponentContext,
@@ -101,14 +101,14 @@ export function guardReplacement(
 /**
  * A messages-scoped component's step (§4): its replacement of a run of whole messages, through
  * the message guards; on a warm request only the summary the messages were sent with is accepted
- * back (§4a). An accepted replacement is applied to `state`: its originals stashed where the
+ * back (§4a). An accepted replacement is applied to `outputs`: its originals stashed where the
  * span began (the summary is returned as one message there), its marker counted, and the tool
  * outputs inside the span kept as received and closed to later components.
  */
 export async function replaceMessages(
   deps: PipelineDeps,
   request: RunRequest,
-  state: OutputState,
+  outputs: SlotLane,
   component: MessagesComponent<ComponentName>,
   context: ComponentContext,
   view: MessagesView,
@@ -132,20 +132,22 @@ export async function replaceMessages(
       hash: deps.hash,
       pending,
       keepsVerbatim: (index) =>
-        request.kept.size > 0 && request.kept.has(deps.hash(state.received[index] as string)),
+        request.kept.size > 0 && request.kept.has(deps.hash(outputs.at(index).slot.text)),
     },
     proposed,
     entry,
   );
   if (!guarded) return undefined;
   const { accepted, stashes } = guarded;
-  for (const [key, value] of stashes) state.stash(key, value, accepted.from);
-  if (entry.mode !== "off") state.markers++;
-  if (entry.mode === "full") for (const id of entry.keys) state.markerIds.add(id);
-  for (const output of request.transcript.outputs) {
-    if (output.messageIndex < accepted.from || output.messageIndex >= accepted.to) continue;
-    state.current[output.index] = state.received[output.index] as string;
-    state.offloaded[output.index] = true;
+  const { book } = outputs;
+  for (const [key, value] of stashes) book.stash(key, value, accepted.from);
+  if (entry.mode !== "off") book.markers++;
+  if (entry.mode === "full") for (const id of entry.keys) book.markerIds.add(id);
+  for (const state of outputs.states) {
+    const { messageIndex } = state.slot;
+    if (messageIndex < accepted.from || messageIndex >= accepted.to) continue;
+    state.current = state.slot.text;
+    state.offloaded = true;
   }
   return accepted;
 }

@@ -1,24 +1,24 @@
 import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
 import type { Bound } from "./bound.js";
 import { guardChanges, guardOf } from "./guards.js";
-import type { OutputState } from "./output-state.js";
 import { reduceOutput } from "./reduce-output.js";
 import type { ComponentReport } from "./report.js";
 import type { PipelineDeps } from "./run.js";
+import type { SlotLane } from "./slot-state.js";
 import type { Change, Component, ComponentContext } from "./types.js";
 
 /** A component that changes tool outputs one by one (output- or request-scoped). */
 export type OutputsComponent = Exclude<Component, { scope: "messages" }>;
 
 /**
- * One component's new decisions on tool outputs (§4): the changes it proposes for the outputs it
- * may change, a pointer kept only while the output it points to is readable (§5 Fidelity), the
- * per-change guards, and each kept change applied to `state`. Throws Revert when a guard
- * reverts the whole component (nothing is applied then).
+ * One component's new decisions on the slots of its lane (§4): the changes it proposes for the
+ * slots it may change, a pointer kept only while the slot it points to is readable (§5
+ * Fidelity), the per-change guards, and each kept change applied to `lane`. Throws Revert when a
+ * guard reverts the whole component (nothing is applied then).
  */
 export async function changeOutputs(
   deps: PipelineDeps,
-  state: OutputState,
+  lane: SlotLane,
   name: ComponentName,
   component: OutputsComponent,
   options: Config["components"][ComponentName],
@@ -29,9 +29,9 @@ export async function changeOutputs(
 ): Promise<void> {
   const proposed = await proposeChanges(deps, component, options, entry.mode, context, pending);
   const changes = proposed.filter(
-    (change) => change.refersTo === undefined || !state.offloaded[change.refersTo],
+    (change) => change.refersTo === undefined || lane.states[change.refersTo]?.offloaded !== true,
   );
-  const guard = guardOf(deps.tokens, state, component.kind, entry.mode, context.mayChange, pending);
+  const guard = guardOf(deps.tokens, lane, component.kind, entry.mode, context.mayChange, pending);
   // An offload's result the bound takes further is guarded as that composition (bound.ts),
   // after the component's other changes: a component a guard reverts changes nothing.
   const composed = new Map<number, string>();
@@ -54,14 +54,14 @@ export async function changeOutputs(
     kept.push(...guardChanges(guard, [change], entry));
   }
   for (const change of kept) {
-    state.apply(change.index, change.text, {
+    lane.apply(change.index, change.text, {
       name,
       kind: component.kind,
       mode: entry.mode,
       pending,
       entry,
     });
-    if (change.refersTo !== undefined) state.pointedTo.add(change.refersTo);
+    if (change.refersTo !== undefined) lane.pointedTo.add(change.refersTo);
   }
   entry.changed += kept.length;
 }

@@ -3,31 +3,32 @@ import type { ToolOutput } from "../wire/types.js";
 import { Bound } from "./bound.js";
 import { componentContext, currentOutput, currentOutputs } from "./context.js";
 import { guardChanges, guardOf } from "./guards.js";
-import type { OutputState } from "./output-state.js";
+
 import { reduceOutput } from "./reduce-output.js";
 import type { ReportEntries } from "./report-entries.js";
 import type { PipelineDeps, RunRequest } from "./run.js";
+import type { SlotLane } from "./slot-state.js";
 import type { Change, Component } from "./types.js";
 
 /**
- * Gives already-sent outputs back as they were returned (§4a): every output `request.frozen`
- * names (none on a cold request; those before the message it diverged at on a diverged one).
- * Each recorded component runs again on that output alone, in the recorded order, under the
- * same guards. A step that no longer reproduces a change (its component or options went away)
- * ends that output's replay.
- * Returns how many outputs were replayed.
+ * Gives the already-sent slots of one lane back as they were returned (§4a): every slot
+ * `request.frozen` names (none on a cold request; those before the message it diverged at on a
+ * diverged one). Each recorded component runs again on that slot alone, in the recorded order,
+ * under the same guards: the one path every change takes (SlotLane.apply). A step that no
+ * longer reproduces a change (its component or options went away) ends that slot's replay.
+ * Returns how many slots were replayed.
  */
 export async function replay(
   deps: PipelineDeps,
   request: RunRequest,
-  state: OutputState,
+  lane: SlotLane,
   entries: ReportEntries,
   replayable: (index: number) => boolean,
 ): Promise<number> {
   let replayed = 0;
-  // One view of the outputs for every replay, brought up to date as each change is applied.
-  const outputs = currentOutputs(request, state);
-  for (const [index, decision] of request.frozen.entries()) {
+  // One view of the slots for every replay, brought up to date as each change is applied.
+  const outputs = currentOutputs(lane);
+  for (const [index, decision] of request.frozen[lane.kind].entries()) {
     if (decision === undefined || !replayable(index)) continue;
     replayed++;
     for (let step = 0; step < decision.length; step++) {
@@ -41,7 +42,7 @@ export async function replay(
       const context = componentContext(
         deps,
         request,
-        state,
+        lane,
         entry,
         entry.mode,
         only,
@@ -59,16 +60,16 @@ export async function replay(
       const next = decision[step + 1];
       const bound =
         component.kind === "offload" && next !== undefined
-          ? Bound.of(deps, request, state, next, () => entries.entryFor(next, "offload", true))
+          ? Bound.of(deps, request, lane, next, () => entries.entryFor(next, "offload", true))
           : undefined;
       const composed = await bound?.compose(index, text, entry.mode, pending);
       const offload = { name, entry, mayChange: only, pending };
       if (composed !== undefined && bound?.keep(offload, index, text, composed)) {
-        outputs[index] = currentOutput(request, state, index);
+        outputs[index] = currentOutput(lane, index);
         step++;
         continue;
       }
-      const guard = guardOf(deps.tokens, state, component.kind, entry.mode, only, pending);
+      const guard = guardOf(deps.tokens, lane, component.kind, entry.mode, only, pending);
       let kept: Change[];
       try {
         kept = guardChanges(guard, [{ index, text }], entry);
@@ -76,8 +77,8 @@ export async function replay(
         break;
       }
       if (kept.length === 0) break;
-      state.apply(index, text, { name, kind: component.kind, mode: entry.mode, pending, entry });
-      outputs[index] = currentOutput(request, state, index);
+      lane.apply(index, text, { name, kind: component.kind, mode: entry.mode, pending, entry });
+      outputs[index] = currentOutput(lane, index);
     }
   }
   return replayed;

@@ -2,6 +2,7 @@ import type { ComponentName, Config } from "../config/schema.js";
 import type { Decision } from "../session/ledger.js";
 import type { PendingStash } from "../session/records.js";
 import type { Transcript } from "../wire/transcript.js";
+import type { SlotKind } from "../wire/types.js";
 import { ambiguousRecords } from "./ambiguity.js";
 import { Bound } from "./bound.js";
 import { componentContext } from "./context.js";
@@ -10,12 +11,12 @@ import { componentGates } from "./gating.js";
 import { type AcceptedReplacement, replaceMessages } from "./messages-step.js";
 import { cutOneWay, type OneWay } from "./one-way.js";
 import type { OutputMemo } from "./output-memo.js";
-import { OutputState } from "./output-state.js";
 import { changeOutputs } from "./output-step.js";
 import { replay } from "./replay.js";
 import type { RunReport } from "./report.js";
 import { ReportEntries } from "./report-entries.js";
 import { Revert, recordRevert } from "./revert.js";
+import { type SlotLane, type SlotLanes, slotLanes } from "./slot-state.js";
 import type { TokenCounter } from "./tokens.js";
 import type { Component, IncomingRequest, MessagesView } from "./types.js";
 
@@ -46,11 +47,11 @@ export interface RunRequest {
    */
   readonly expandable: boolean;
   /**
-   * What each already-sent output was returned as (§4a), parallel to `transcript.outputs`:
-   * replayed, never decided again. Undefined for an output to decide: one this session has not
-   * been sent, or every output of a cold request but those before the message it diverged at.
+   * What each already-sent slot was returned as (§4a), by kind, parallel to the transcript's
+   * slots: replayed, never decided again. Undefined for a slot to decide: one this session has
+   * not been sent, or every slot of a cold request but those before the message it diverged at.
    */
-  readonly frozen: readonly (Decision | undefined)[];
+  readonly frozen: Readonly<Record<SlotKind, readonly (Decision | undefined)[]>>;
   /** The summary the request's messages were sent with, to give back on a warm request. */
   readonly frozenSummary?: { readonly from: number; readonly to: number } | undefined;
   /** Whether components that reach back decide now: the head may be re-decided (a cold cache). */
@@ -70,15 +71,15 @@ export interface RunRequest {
 }
 
 export interface RunResult {
-  /** The final text of every tool output, parallel to `transcript.outputs`. */
-  readonly texts: readonly string[];
+  /** The final text of every slot, by kind, parallel to the transcript's slots. */
+  readonly texts: Readonly<Record<SlotKind, readonly string[]>>;
   /**
    * Everything that must be acknowledged by the store before any marker is written, each with
    * the received messages that hold it (its records are scoped to their returned conversation).
    */
   readonly stashes: readonly PendingStash[];
-  /** What made each output what it is returned as, parallel to `transcript.outputs`. */
-  readonly decisions: readonly Decision[];
+  /** What made each slot what it is returned as, by kind, parallel to the transcript's slots. */
+  readonly decisions: Readonly<Record<SlotKind, readonly Decision[]>>;
   /** Markers and summary sentinels written (replays included). */
   readonly markers: number;
   /** Ids of the full markers written or replayed: the only ids this request may resolve. */
@@ -102,8 +103,8 @@ export interface RunResult {
 export async function runPipeline(deps: PipelineDeps, request: RunRequest): Promise<RunResult> {
   const held = new Set<number>();
   for (;;) {
-    const { result, state } = await runOnce(deps, request, held);
-    const ambiguous = ambiguousRecords(request.transcript, state, result.replacement);
+    const { result, lanes } = await runOnce(deps, request, held);
+    const ambiguous = ambiguousRecords(request.transcript, lanes.output, result.replacement);
     if (ambiguous.size === 0) return result;
     // Each pass holds at least one more output verbatim, so this ends.
     for (const index of ambiguous) held.add(index);
@@ -122,20 +123,28 @@ async function runOnce(
   deps: PipelineDeps,
   request: RunRequest,
   held: ReadonlySet<number>,
-): Promise<{ result: RunResult; state: OutputState }> {
-  const state = new OutputState(request.transcript, deps.hash, deps.stage);
-  // Changed at all, an output's original is stashed by the end of the run (an offload's marker
-  // or a reformat record holds it): each output decided anew is told to the store now, while
-  // the components run (a long one crosses threads meanwhile; an output no component changes was
-  // told for nothing).
-  request.transcript.outputs.forEach((output, index) => {
-    if (request.frozen[index] === undefined) deps.stage?.(output.text);
-  });
+): Promise<{ result: RunResult; lanes: SlotLanes }> {
+  const lanes = slotLanes(request.transcript.slots, deps.hash, deps.stage);
+  // Changed at all, a slot's original is stashed by the end of the run (an offload's marker or
+  // a reformat record holds it): each slot decided anew is told to the store now, while the
+  // components run (a long one crosses threads meanwhile; a slot no component changes was told
+  // for nothing).
+  for (const lane of Object.values(lanes)) {
+    for (const { slot } of lane.states) {
+      if (request.frozen[lane.kind][slot.index] === undefined) deps.stage?.(slot.text);
+    }
+  }
   const entries = new ReportEntries(request);
-  const replayed = await replay(deps, request, state, entries, (index) => !held.has(index));
+  // Only tool outputs are held verbatim for ambiguous records (ambiguity.ts).
+  const heldIn = (lane: SlotLane) => (lane.kind === "output" ? held : NONE_HELD);
+  let replayed = 0;
+  for (const lane of Object.values(lanes)) {
+    const free = (index: number) => !heldIn(lane).has(index);
+    replayed += await replay(deps, request, lane, entries, free);
+  }
   const gateOf = componentGates(deps, request);
-  const eligibleFor = eligibility(deps, request, state, held);
-  const bound = boundOf(deps, request, state, entries, gateOf);
+  const eligibleFor = eligibility(deps, request, (lane) => heldIn(lane));
+  const bound = boundOf(deps, request, lanes.output, entries, gateOf);
   let replacement: AcceptedReplacement | undefined;
   let view: MessagesView | undefined;
   for (const [position, name] of request.names.entries()) {
@@ -148,8 +157,9 @@ async function runOnce(
     }
     const started = performance.now();
     const pending = new Map<string, string>();
-    const mayChange = eligibleFor(name, component);
-    const context = componentContext(deps, request, state, entry, entry.mode, mayChange, pending);
+    const lane = lanes[laneOf(component)];
+    const mayChange = eligibleFor(lane, name, component);
+    const context = componentContext(deps, request, lane, entry, entry.mode, mayChange, pending);
     const options = request.config.components[name];
     try {
       if (component.scope === "messages") {
@@ -162,7 +172,7 @@ async function runOnce(
         replacement = await replaceMessages(
           deps,
           request,
-          state,
+          lanes.output,
           component,
           context,
           view,
@@ -170,8 +180,9 @@ async function runOnce(
           pending,
         );
       } else {
-        const later = bound !== undefined && bound.position > position ? bound.bound : undefined;
-        await changeOutputs(deps, state, name, component, options, entry, context, pending, later);
+        const bounded = bound !== undefined && bound.position > position && lane.kind === "output";
+        const later = bounded ? bound.bound : undefined;
+        await changeOutputs(deps, lane, name, component, options, entry, context, pending, later);
       }
     } catch (error) {
       recordRevert(entry, error);
@@ -179,28 +190,40 @@ async function runOnce(
     entry.durationMs += performance.now() - started;
   }
   const { report } = entries;
-  if (request.persists && request.config.marker_mode === "full") state.recordReformats();
+  if (request.persists && request.config.marker_mode === "full") {
+    for (const lane of Object.values(lanes)) lane.recordReformats();
+  }
+  const texts = { output: lanes.output.texts(), call: lanes.call.texts() };
   const { oneWay } = request;
   if (oneWay !== undefined) {
-    const reduced = oneWay.all ? state.offloaded.filter(Boolean).length : 0;
+    const offloaded = lanes.output.states.map((state) => state.offloaded);
+    const reduced = oneWay.all ? offloaded.filter(Boolean).length : 0;
     // An output an offload reduced that is still too big is cut too, and counted once.
-    const cut = cutOneWay(state.current, oneWay.above, state.offloaded);
+    const cut = cutOneWay(texts.output, oneWay.above, offloaded);
     const outputs = reduced + cut;
     if (outputs > 0) report.oneWay = { outputs, reason: oneWay.reason };
   }
+  const { book } = lanes.output;
   return {
     result: {
-      texts: state.current,
-      stashes: [...state.stashes.values()],
-      decisions: state.decisions(),
-      markers: state.markers,
-      markerIds: [...state.markerIds],
+      texts,
+      stashes: [...book.stashes.values()],
+      decisions: { output: lanes.output.decisions(), call: lanes.call.decisions() },
+      markers: book.markers,
+      markerIds: [...book.markerIds],
       replayed,
       report,
       ...(replacement ? { replacement } : {}),
     },
-    state,
+    lanes,
   };
+}
+
+const NONE_HELD: ReadonlySet<number> = new Set();
+
+/** The lane of the slots a component takes: tool outputs unless it says otherwise. */
+function laneOf(component: Component): SlotKind {
+  return component.scope === "messages" ? "output" : (component.slots ?? "output");
 }
 
 /**
@@ -210,13 +233,13 @@ async function runOnce(
 function boundOf(
   deps: PipelineDeps,
   request: RunRequest,
-  state: OutputState,
+  lane: SlotLane,
   entries: ReportEntries,
   gateOf: ReturnType<typeof componentGates>,
 ): { readonly position: number; readonly bound: Bound } | undefined {
   const position = request.names.findIndex((name) => deps.registry[name]?.bounds === true);
   const name = request.names[position];
   if (name === undefined || gateOf(name, deps.registry[name]) !== undefined) return undefined;
-  const bound = Bound.of(deps, request, state, name, () => entries.entryFor(name, "offload", true));
+  const bound = Bound.of(deps, request, lane, name, () => entries.entryFor(name, "offload", true));
   return bound && { position, bound };
 }

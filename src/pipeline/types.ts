@@ -1,5 +1,5 @@
 import type { ComponentName, ComponentsConfig, MarkerMode } from "../config/schema.js";
-import type { Provider, ToolOutput, Upstream } from "../wire/types.js";
+import type { Provider, SlotKind, ToolOutput, Upstream } from "../wire/types.js";
 import type { ModelCallReport } from "./report.js";
 
 export type ComponentKind = "reformat" | "offload";
@@ -89,6 +89,11 @@ interface ComponentBase<N extends ComponentName> {
    * (eligibility.ts); such an output is left to the bound. Absent: false.
    */
   readonly readsLines?: boolean;
+  /**
+   * The slots it takes (§3): tool outputs, or the arguments of the agent's calls (`mask_calls`).
+   * Its context's `outputs` are those slots, by index among them. Absent: tool outputs.
+   */
+  readonly slots?: SlotKind;
 }
 
 /**

@@ -34,6 +34,8 @@ export interface Head {
   readonly tool: boolean;
   /** The decision of each tool output of those messages, in message order. */
   readonly outputs: readonly Decision[];
+  /** The decision of each of the agent's tool calls of those messages, in message order. */
+  readonly calls: readonly Decision[];
   /** messages[from..to) returned as one summary message. */
   readonly summary?: { readonly from: number; readonly to: number } | undefined;
   /** When it was recorded (ms since the epoch). */
@@ -146,6 +148,7 @@ export function encodeHead(head: Head): string {
     p: head.prints,
     t: head.tool ? 1 : 0,
     o: head.outputs.map((decision) => decision.join(".")),
+    ...(head.calls.length > 0 ? { k: head.calls.map((decision) => decision.join(".")) } : {}),
     a: head.at,
     ...(head.summary ? { s: [head.summary.from, head.summary.to] } : {}),
     ...(head.cost ? { c: encodeCost(head.cost) } : {}),
@@ -161,15 +164,12 @@ export function decodeHead(text: string): Head | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { m, r, p, t, o, a, s, c } = value as Record<string, unknown>;
+  const { m, r, p, t, o, k, a, s, c } = value as Record<string, unknown>;
   if (!isCount(m) || !Array.isArray(o) || !isCount(a)) return undefined;
-  const outputs: Decision[] = [];
-  for (const part of o) {
-    if (typeof part !== "string") return undefined;
-    const names = part === "" ? [] : part.split(".");
-    if (!names.every(isComponentName)) return undefined;
-    outputs.push(internDecision(names));
-  }
+  const outputs = decodeDecisions(o);
+  // A head written before calls were decided holds none.
+  const calls = k === undefined ? [] : decodeDecisions(k);
+  if (outputs === undefined || calls === undefined) return undefined;
   const summary =
     Array.isArray(s) && s.length === 2 && isCount(s[0]) && isCount(s[1])
       ? { from: s[0], to: s[1] }
@@ -182,10 +182,24 @@ export function decodeHead(text: string): Head | undefined {
     prints: typeof p === "string" ? p : "",
     tool: t === 1,
     outputs,
+    calls,
     at: a,
     ...(summary ? { summary } : {}),
     ...(cost ? { cost } : {}),
   };
+}
+
+/** Decisions as encodeHead writes them, or undefined when one is not. */
+function decodeDecisions(parts: unknown): Decision[] | undefined {
+  if (!Array.isArray(parts)) return undefined;
+  const decisions: Decision[] = [];
+  for (const part of parts) {
+    if (typeof part !== "string") return undefined;
+    const names = part === "" ? [] : part.split(".");
+    if (!names.every(isComponentName)) return undefined;
+    decisions.push(internDecision(names));
+  }
+  return decisions;
 }
 
 /** Costs are kept to a tenth of a token: enough for a price judgement, short on the wire. */

@@ -3,16 +3,17 @@ import type { ContentClass } from "../content/content-class.js";
 import type { BodyScan } from "./json-scan.js";
 import type { WireShape } from "./shape.js";
 import type { ContentString } from "./string-collector.js";
-import type { Provider, Span, ToolCall, ToolOutput } from "./types.js";
+import type { Provider, Slot, SlotKind, ToolCall } from "./types.js";
 
 /** The normalised view of a request (§3) that the pipeline works on. */
 export interface Transcript {
   readonly provider: Provider;
   /** Every content string the model reads, in message order. */
   readonly strings: readonly ContentString[];
-  readonly outputs: readonly ToolOutput[];
-  /** Span of each tool output's string literal, parallel to `outputs`. */
-  readonly outputSpans: readonly Span[];
+  /** The slots the pipeline may change, by kind: tool outputs, and the agent's calls. */
+  readonly slots: Readonly<Record<SlotKind, readonly Slot[]>>;
+  /** The tool outputs (`slots.output`). */
+  readonly outputs: readonly Slot[];
   readonly messageCount: number;
   /** Text of the last user message that has text: the agent's current goal. */
   readonly goal: string;
@@ -30,19 +31,26 @@ export function readTranscript(
   classify: (text: string, call: ToolCall | undefined) => ContentClass = classifyOutput,
 ): Transcript {
   const found = shape.strings(messages, scan);
-  const outputs: ToolOutput[] = [];
-  const outputSpans: Span[] = [];
+  const outputs: Slot[] = [];
   for (const item of found.strings) {
     if (!item.tool) continue;
     outputs.push({
+      kind: "output",
       index: outputs.length,
       messageIndex: item.messageIndex,
+      span: item.span,
+      literal: "string",
       text: item.text,
       call: item.tool.call,
       isError: item.tool.isError,
       contentClass: classify(item.text, item.tool.call),
     });
-    outputSpans.push(item.span);
   }
-  return { provider: shape.name, ...found, outputs, outputSpans, messageCount: messages.length };
+  return {
+    provider: shape.name,
+    ...found,
+    slots: { output: outputs, call: [] },
+    outputs,
+    messageCount: messages.length,
+  };
 }

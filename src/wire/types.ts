@@ -18,9 +18,12 @@ export interface ToolCall {
   readonly input: unknown;
 }
 
-/** One tool output as the components see it: a single string of the request body. */
+/**
+ * One tool output as the components see it: a single string of the request body. A component
+ * that changes the agent's calls (`slots: "call"`) sees each call's arguments the same way.
+ */
 export interface ToolOutput {
-  /** Position among the request's tool outputs, 0-based, in message order. */
+  /** Position among the request's tool outputs (calls), 0-based, in message order. */
   readonly index: number;
   /** Index of the message (Responses: item) that holds it in the conversation array. */
   readonly messageIndex: number;
@@ -30,6 +33,28 @@ export interface ToolOutput {
   readonly isError: boolean;
   /** What the output is (src/content/), decided once from the text as received and its call. */
   readonly contentClass: ContentClass;
+}
+
+/**
+ * What a slot holds (§3): a tool output, or the arguments of one of the agent's tool calls
+ * (`mask_calls` is the one component that changes those, §5).
+ */
+export type SlotKind = "output" | "call";
+
+/**
+ * One value of the request the pipeline may change, located in its text: what it is, where it
+ * lives, its text and its call. A tool output's call is the one that produced it; a call's is
+ * itself.
+ */
+export interface Slot extends ToolOutput {
+  readonly kind: SlotKind;
+  /** Where its value sits in the request text. */
+  readonly span: Span;
+  /**
+   * How a new text is written over `span`: as a JSON string literal (a tool output, an OpenAI
+   * `arguments` string), or as the JSON text itself (an Anthropic `tool_use.input` object).
+   */
+  readonly literal: "string" | "json";
 }
 
 /** A half-open range of UTF-16 offsets into the request text. */

@@ -76,7 +76,7 @@ function estimate(text: string, texts: readonly string[], offloaded: readonly nu
       received: outputTokens(transcript),
       perChar,
     },
-    { texts, decisions, tokens: warmTokens, length: warmText.length },
+    { texts: { output: texts, call: [] }, decisions, tokens: warmTokens, length: warmText.length },
   );
   return { head, perChar, warmText, warmTokens };
 }
@@ -141,7 +141,7 @@ describe("what a re-decision of a warm head would re-write (§4a)", () => {
         perChar: tokensPerChar(transcript, messageTokens(transcript)),
       },
       {
-        texts: texts as string[],
+        texts: { output: texts as string[], call: [] },
         decisions,
         tokens: messageTokens(transcriptOf(warmText)),
         length: warmText.length,

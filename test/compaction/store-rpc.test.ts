@@ -70,7 +70,7 @@ describe("a worker's store stand-in", () => {
     const ledger = {
       at: 7,
       chain: "c1",
-      head: { messages: 2, root: "", prints: "", tool: true, outputs: [], at: 7 },
+      head: { messages: 2, root: "", prints: "", tool: true, outputs: [], calls: [], at: 7 },
       evict: [],
     };
     await remote.put("s1", [{ key: "k1", value: "original one" }], { ledger });

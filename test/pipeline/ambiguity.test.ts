@@ -1,23 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { ambiguousRecords } from "../../src/pipeline/ambiguity.js";
-import { OutputState } from "../../src/pipeline/output-state.js";
 import { newEntry } from "../../src/pipeline/report-entries.js";
+import { slotLanes } from "../../src/pipeline/slot-state.js";
 import type { ContentString } from "../../src/wire/string-collector.js";
 import type { Transcript } from "../../src/wire/transcript.js";
-import type { ToolOutput } from "../../src/wire/types.js";
+import type { Slot } from "../../src/wire/types.js";
 
 /** A body's strings in order: `[message, text]` for a message's own text, `[message, text, true]` for a tool output. */
 function transcriptOf(items: readonly (readonly [number, string, boolean?])[]): Transcript {
   const strings: ContentString[] = [];
-  const outputs: ToolOutput[] = [];
+  const outputs: Slot[] = [];
   let offset = 0;
   for (const [messageIndex, text, tool] of items) {
     const span = { start: offset, end: offset + text.length + 2 };
     offset = span.end + 1;
     if (tool) {
       outputs.push({
+        kind: "output",
         index: outputs.length,
         messageIndex,
+        span,
+        literal: "string",
         text,
         call: undefined,
         isError: false,
@@ -35,8 +38,8 @@ function transcriptOf(items: readonly (readonly [number, string, boolean?])[]): 
   return {
     provider: "openai",
     strings,
+    slots: { output: outputs, call: [] },
     outputs,
-    outputSpans: strings.filter((item) => item.tool).map((item) => item.span),
     messageCount: Math.max(0, ...items.map(([message]) => message + 1)),
     goal: "",
   };
@@ -44,7 +47,7 @@ function transcriptOf(items: readonly (readonly [number, string, boolean?])[]): 
 
 /** Outputs `changes` reformatted to the given texts, each with an `rf:` record. */
 function reformatted(transcript: Transcript, changes: Readonly<Record<number, string>>) {
-  const state = new OutputState(transcript, (text) => `id-${text.length}`);
+  const state = slotLanes(transcript.slots, (text) => `id-${text.length}`).output;
   for (const [index, text] of Object.entries(changes)) {
     state.apply(Number(index), text, {
       name: "textclean",

@@ -7,6 +7,7 @@ const head: Head = {
   prints: "a1b2c3".repeat(12),
   tool: true,
   outputs: [internDecision(["format"]), internDecision([])],
+  calls: [internDecision(["mask"]), internDecision([])],
   at: 1_700_000_000_000,
   cost: {
     turns: 11,

@@ -190,7 +190,7 @@ describe("memory store: bounds", () => {
     const write = (at: number) => ({
       at,
       chain: "c",
-      head: { messages: 1, root: "", prints: "", tool: false, outputs: [], at },
+      head: { messages: 1, root: "", prints: "", tool: false, outputs: [], calls: [], at },
       evict: [],
     });
     await store.put("s1", [], { ledger: write(1) });

@@ -51,6 +51,7 @@ const head = (messages: number, at: number, tool = false): Head => ({
   prints: "0a1b2c".repeat(messages),
   tool,
   outputs: [internDecision(["format", "mask"]), internDecision([]), internDecision(["dedup"])],
+  calls: [],
   summary: { from: 1, to: 3 },
   at,
 });

@@ -112,7 +112,7 @@ describe.each(CASES)("the %s shape", (name, shape) => {
 
   it("writes a changed output back into its own string and nowhere else", () => {
     const { transcript } = read(shape, text);
-    const span = transcript.outputSpans[1];
+    const span = transcript.outputs[1]?.span;
     if (!span) throw new Error("no second output");
     const changed = applyEdits(text, [{ span, raw: JSON.stringify("[changed]") }]);
     const after = read(shape, changed).transcript;
