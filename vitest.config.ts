@@ -22,17 +22,19 @@ export const suites = {
   /**
    * Properties over thousands of generated bodies, faults, memory and time bounds: servers
    * under their heap flags, worker threads given the largest bodies, outputs of millions of
-   * lines.
+   * lines, texts of thousands of long lines.
    */
   reliability: {
     include: [
       "test/reliability/**/*.test.ts",
       "test/compaction/routes.test.ts",
       "test/compaction/worker-pool.test.ts",
+      "test/components/test-runs-long-command.test.ts",
       "test/pipeline/bound.test.ts",
       "test/pipeline/huge-output.test.ts",
       "test/routes/body-buffers-socket.test.ts",
       "test/session/chain-retention.test.ts",
+      "test/text/count-lines.test.ts",
     ],
     exclude: [],
   },
