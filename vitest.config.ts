@@ -14,6 +14,7 @@ export const suites = {
       "test/store/big-originals.test.ts",
       "test/store/put-ledger.test.ts",
       "test/store/redis.test.ts",
+      "test/store/shared-number.test.ts",
     ],
     exclude: ["test/redis/cluster.test.ts"],
   },
@@ -43,9 +44,13 @@ export const suites = {
     include: ["test/corpus/**/*.test.ts", "test/deploy/published-clients.test.ts"],
     exclude: [],
   },
-  /** The service started as a process (`src/server.ts`), and the CLIs that check its files. */
+  /**
+   * The service started as a process (`src/server.ts`), the CLIs that check its files, and the
+   * pieces of the real-agent run (`npm run e2e:agents`: its scripted model, tap and checks).
+   */
   e2e: {
     include: [
+      "test/e2e-agents/**/*.test.ts",
       "test/deploy/dockerfile.test.ts",
       "test/deploy/openapi-document.test.ts",
       "test/deploy/reversible-proxy.test.ts",
