@@ -18,7 +18,8 @@ export const descriptions: Readonly<Record<string, string>> = {
     "Consider only tool outputs of at least this many tokens (0: all).",
   "components.{format,toon,textclean,searchfold,linecap}.min_tokens":
     "Outputs below this many tokens are left alone.",
-  "components.mask.keep_recent": "The newest tool outputs kept verbatim; older ones are masked.",
+  "components.{mask,mask_calls}.keep_recent":
+    "mask: the newest tool outputs kept verbatim, older ones masked; mask_calls: the agent's newest answered tool calls kept whole, older ones have their long argument values cleared.",
   "components.{mask,dedup,failed_run,cmdfilter}.min_tokens":
     "Outputs below this many tokens are left alone.",
   "components.collapse.max_tokens": "Outputs over this many tokens are collapsed.",
@@ -29,7 +30,8 @@ export const descriptions: Readonly<Record<string, string>> = {
   "components.smartcrush.min_items": "JSON arrays with fewer items are left alone.",
   "components.smartcrush.keep_first": "Items kept from the start of the array.",
   "components.smartcrush.keep_last": "Items kept from the end of the array.",
-  "components.smartcrush.min_tokens": "Outputs below this many tokens are left alone.",
+  "components.{mask_calls,smartcrush}.min_tokens":
+    "Outputs (mask_calls: argument values, an edit's text, a written file, a patch) below this many tokens are left alone.",
   "components.extract.min_tokens": "Outputs below this many tokens are left alone.",
   "components.linecap.max_line_chars": "Longer lines are cut in the middle (`...[cut]...`).",
   "components.{summarize,extract_llm}.model.source":

@@ -109,6 +109,18 @@ export async function rehydrate(
       }
     }
   }
+  // The agent's calls a component cleared carry a marker; each comes back from its `rf:` record.
+  for (const call of transcript.slots.call) {
+    if (replaced.has(call.messageIndex) || !carriesMarker(call.text)) continue;
+    const own = records(call.messageIndex);
+    const original = await own.record("rf", hash(call.text));
+    if (original === undefined) {
+      unresolved += new Set(markerIds(call.text)).size;
+      continue;
+    }
+    const raw = call.literal === "json" ? original : await spelling(original, own, hash);
+    edits.push({ span: call.span, raw, messageIndex: call.messageIndex });
+  }
   return {
     text: removeExpandTool(applyEdits(text, edits), shape),
     session,

@@ -23,8 +23,8 @@ export interface WarmResult {
 }
 
 /**
- * What a character of the body costs the model in tokens, from its content strings as received:
- * their tokens over the characters of their JSON literals. Applied to a stretch of the body it
+ * What a character of the body costs the model in tokens, from its content strings and the
+ * agent's calls as received: their tokens over the characters of their JSON literals. Applied to a stretch of the body it
  * counts what the model reads there, the agent's tool calls included (they are read and cached
  * like the rest, though no component changes them); the JSON between messages is small beside
  * them.
@@ -32,6 +32,8 @@ export interface WarmResult {
 export function tokensPerChar(transcript: Transcript, tokens: number): number {
   let chars = 0;
   for (const string of transcript.strings) chars += string.span.end - string.span.start;
+  // The agent's calls are counted with the rest (compact/parse.ts).
+  for (const call of transcript.slots.call) chars += call.span.end - call.span.start;
   return chars === 0 ? 0 : tokens / chars;
 }
 

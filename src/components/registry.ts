@@ -9,6 +9,7 @@ import { failedRun } from "./failed-run.js";
 import { format } from "./format.js";
 import { linecap } from "./linecap.js";
 import { mask } from "./mask.js";
+import { maskCalls } from "./mask-calls.js";
 import { searchfold } from "./searchfold.js";
 import { smartcrush } from "./smartcrush.js";
 import { summarize } from "./summarize.js";
@@ -22,6 +23,7 @@ export const components: { readonly [N in ComponentName]?: Component<N> } = {
   textclean,
   searchfold,
   mask,
+  mask_calls: maskCalls,
   dedup,
   failed_run: failedRun,
   collapse,

@@ -13,6 +13,7 @@ const agent: ComponentName[] = [
   "dedup",
   "failed_run",
   "mask",
+  "mask_calls",
   "cmdfilter",
   "extract",
   "linecap",

@@ -49,6 +49,9 @@ export const componentsSchema = z.strictObject({
   mask: z
     .strictObject({ ...common, keep_recent: count.default(3), min_tokens: count.default(100) })
     .prefault({}),
+  mask_calls: z
+    .strictObject({ ...common, keep_recent: count.default(3), min_tokens: count.default(200) })
+    .prefault({}),
   dedup: z.strictObject({ ...common, min_tokens: count.default(100) }).prefault({}),
   failed_run: z.strictObject({ ...common, min_tokens: count.default(100) }).prefault({}),
   collapse: z

@@ -147,11 +147,13 @@ export class SlotLane {
   /**
    * `rf:` records for slots changed without a full marker, so /rehydrate gives back what came:
    * those only reformats changed, and those an offload reduced while full markers acted as off
-   * (§1: the model could not call the expand tool, yet nothing is lost).
+   * (§1: the model could not call the expand tool, yet nothing is lost). A call's markers stand
+   * for the values they replaced, not for the whole call: every changed call has its record.
    */
   recordReformats(): void {
     for (const state of this.states) {
-      if (state.stashedAs !== undefined || state.current === state.slot.text) continue;
+      if (state.current === state.slot.text) continue;
+      if (state.stashedAs !== undefined && this.kind === "output") continue;
       const textId = this.book.hash(state.current);
       this.book.stash({ kind: "rf", textId }, state.slot.text, state.slot.messageIndex);
       state.reformatted = state.current;

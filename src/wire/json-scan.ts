@@ -31,12 +31,17 @@ const MESSAGES: ScanKeys = { conversation: "messages", itemOutput: false };
  * String spans under the conversation array (`messages`, or a Responses body's `input`) are
  * keyed by their path below the array, joined with "/": `3/content` (message 3's content
  * string), `3/content/1/text`, `3/content/1/content`, `3/content/1/content/0/text`; with
- * `itemOutput` also an item's `output` (`3/output`, `3/output/0/text`).
+ * `itemOutput` also an item's `output` (`3/output`, `3/output/0/text`). The agent's call
+ * arguments are located too (§3): an OpenAI message's `3/tool_calls/0/function/arguments`
+ * string, an Anthropic block's `3/content/1/input` (the span of its object), a Responses item's
+ * `3/arguments` and `3/input` strings.
  *
  * It runs on every request, so it is written as plain loops that allocate only what they
  * record: strings are crossed with indexOf, paths are built only for recorded strings.
  */
 export interface BodyScan {
+  /** The text scanned: every span below is of it. */
+  readonly text: string;
   /** Value spans of the root object's members (last occurrence wins, as in JSON.parse). */
   readonly members: Map<string, Span>;
   /** Offset of the root object's closing `}`. */
@@ -89,6 +94,12 @@ const KEY_CONTENT = 1;
 const KEY_TEXT = 2;
 /** A Responses item's `output` (function_call_output, custom_tool_call_output). */
 const KEY_OUTPUT = 4;
+/** An OpenAI assistant message's `tool_calls`. */
+const KEY_TOOL_CALLS = 8;
+/** A Responses function_call's `arguments`. */
+const KEY_ARGUMENTS = 16;
+/** An Anthropic tool_use block's `input` object; a Responses custom_tool_call's `input` string. */
+const KEY_INPUT = 32;
 
 class Scanner {
   ambiguous = false;
@@ -123,6 +134,7 @@ class Scanner {
       this.next();
     }
     return {
+      text,
       members,
       close: this.at,
       messages: this.messages,
@@ -173,13 +185,13 @@ class Scanner {
     if (length === 7 && text.startsWith("content", start)) return KEY_CONTENT;
     if (length === 4 && text.startsWith("text", start)) return KEY_TEXT;
     if (this.outputs && length === 6 && text.startsWith("output", start)) return KEY_OUTPUT;
+    if (length === 10 && text.startsWith("tool_calls", start)) return KEY_TOOL_CALLS;
+    if (length === 9 && text.startsWith("arguments", start)) return KEY_ARGUMENTS;
+    if (length === 5 && text.startsWith("input", start)) return KEY_INPUT;
     for (let at = start; at < end; at++) {
       if (codeAt(text, at) === BACKSLASH) {
         // An escaped spelling (`"cont\u0065nt"`) names the same key once decoded.
-        const key = JSON.parse(text.slice(start - 1, end + 1)) as string;
-        if (key === "content") return KEY_CONTENT;
-        if (key === "text") return KEY_TEXT;
-        return this.outputs && key === "output" ? KEY_OUTPUT : 0;
+        return keyBitOf(JSON.parse(text.slice(start - 1, end + 1)) as string, this.outputs);
       }
     }
     return 0;
@@ -270,7 +282,19 @@ class Scanner {
       seen |= bit;
       const code = codeAt(text, this.at);
       const isContent = (bit === KEY_CONTENT && depth < 2) || (bit === KEY_OUTPUT && depth === 0);
-      if (code === QUOTE && (isContent || (bit === KEY_TEXT && depth > 0))) {
+      const callString = depth === 0 && (bit === KEY_ARGUMENTS || bit === KEY_INPUT);
+      const callObject = depth === 1 && bit === KEY_INPUT && code === OPEN_BRACE;
+      if (code === QUOTE && callString) {
+        const start = this.at;
+        this.skipString();
+        this.strings.set(`${message}/${KEY_NAMES[bit]}`, { start, end: this.at });
+      } else if (callObject) {
+        const start = this.at;
+        this.skipValue();
+        this.strings.set(path(message, block, -1, parent, "input"), { start, end: this.at });
+      } else if (depth === 0 && bit === KEY_TOOL_CALLS && code === OPEN_BRACKET) {
+        this.toolCalls(message);
+      } else if (code === QUOTE && (isContent || (bit === KEY_TEXT && depth > 0))) {
         const start = this.at;
         this.skipString();
         this.strings.set(path(message, block, inner, parent, KEY_NAMES[bit] as string), {
@@ -294,13 +318,69 @@ class Scanner {
     }
     this.at++;
   }
+
+  /**
+   * Records the `function.arguments` string of each element of an OpenAI message's
+   * `tool_calls` array (`at` on its `[`): `message/tool_calls/K/function/arguments`.
+   */
+  toolCalls(message: number): void {
+    const { text } = this;
+    this.at++;
+    this.space();
+    for (let call = 0; codeAt(text, this.at) !== CLOSE_BRACKET; call++) {
+      if (codeAt(text, this.at) !== OPEN_BRACE) this.skipValue();
+      else
+        this.members((key) => {
+          if (key !== "function" || codeAt(text, this.at) !== OPEN_BRACE) return false;
+          this.members((inner) => {
+            if (inner !== "arguments" || codeAt(text, this.at) !== QUOTE) return false;
+            const start = this.at;
+            this.skipString();
+            const at = `${message}/tool_calls/${call}/function/arguments`;
+            if (this.strings.has(at)) this.ambiguous = true;
+            this.strings.set(at, { start, end: this.at });
+            return true;
+          });
+          return true;
+        });
+      this.next();
+    }
+    this.at++;
+  }
+
+  /**
+   * Walks an object's members (`at` on its `{`): `visit` reads a member's value and returns
+   * true, or returns false to have it skipped.
+   */
+  members(visit: (key: string) => boolean): void {
+    const { text } = this;
+    this.at++;
+    this.space();
+    while (codeAt(text, this.at) !== CLOSE_BRACE) {
+      const key = this.key();
+      if (!visit(key)) this.skipValue();
+      this.next();
+    }
+    this.at++;
+  }
 }
 
 const KEY_NAMES: Readonly<Record<number, string>> = {
   [KEY_CONTENT]: "content",
   [KEY_TEXT]: "text",
   [KEY_OUTPUT]: "output",
+  [KEY_TOOL_CALLS]: "tool_calls",
+  [KEY_ARGUMENTS]: "arguments",
+  [KEY_INPUT]: "input",
 };
+
+/** The bit of a decoded key (`outputs`: whether an item's `output` is rewritable). */
+function keyBitOf(key: string, outputs: boolean): number {
+  for (const [bit, name] of Object.entries(KEY_NAMES)) {
+    if (name === key && (name !== "output" || outputs)) return Number(bit);
+  }
+  return 0;
+}
 
 function path(message: number, block: number, inner: number, parent: string, key: string): string {
   if (block < 0) return `${message}/${key}`;

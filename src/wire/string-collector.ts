@@ -11,9 +11,25 @@ export interface ContentString {
   readonly tool?: { readonly call: ToolCall | undefined; readonly isError: boolean };
 }
 
+/**
+ * The arguments of one of the agent's tool calls, located in the request text: an arguments
+ * string (OpenAI, Responses: `literal: "string"`, `text` its value) or an Anthropic `input`
+ * object (`literal: "json"`, `text` its JSON as sent).
+ */
+export interface CallArguments {
+  readonly path: string;
+  readonly span: Span;
+  readonly text: string;
+  readonly literal: "string" | "json";
+  readonly messageIndex: number;
+  readonly call: ToolCall;
+}
+
 /** What a wire shape finds in a conversation: its located content strings and the current goal. */
 export interface ConversationStrings {
   readonly strings: ContentString[];
+  /** The agent's calls whose arguments the scan located, in message order. */
+  readonly calls: CallArguments[];
   /** Text of the last user message that has text: the agent's current goal. */
   readonly goal: string;
 }
@@ -21,8 +37,25 @@ export interface ConversationStrings {
 /** Collects located strings; a string the scan did not place is left alone (never rewritten). */
 export class StringCollector {
   readonly strings: ContentString[] = [];
+  readonly calls: CallArguments[] = [];
 
   constructor(private readonly scan: BodyScan) {}
+
+  /**
+   * Adds the arguments of `call`, held by message `messageIndex` at `path`: a string value
+   * (`literal: "string"`) or, for an object, its JSON as sent. Left alone when the scan did not
+   * place it, or it is neither.
+   */
+  addCall(path: string, value: unknown, messageIndex: number, call: ToolCall): void {
+    const span = this.scan.strings.get(path);
+    if (!span) return;
+    if (typeof value === "string") {
+      this.calls.push({ path, span, text: value, literal: "string", messageIndex, call });
+    } else if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      const text = this.scan.text.slice(span.start, span.end);
+      this.calls.push({ path, span, text, literal: "json", messageIndex, call });
+    }
+  }
 
   add(path: string, text: unknown, messageIndex: number, tool?: ContentString["tool"]): void {
     if (typeof text !== "string") return;

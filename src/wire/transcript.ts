@@ -46,10 +46,24 @@ export function readTranscript(
       contentClass: classify(item.text, item.tool.call),
     });
   }
+  const results = new Set(outputs.map((output) => output.call?.id));
+  const calls: Slot[] = found.calls.map((item, index) => ({
+    kind: "call",
+    index,
+    messageIndex: item.messageIndex,
+    span: item.span,
+    literal: item.literal,
+    text: item.text,
+    call: item.call,
+    isError: false,
+    contentClass: "text",
+    answered: results.has(item.call.id),
+  }));
   return {
     provider: shape.name,
-    ...found,
-    slots: { output: outputs, call: [] },
+    strings: found.strings,
+    goal: found.goal,
+    slots: { output: outputs, call: calls },
     outputs,
     messageCount: messages.length,
   };

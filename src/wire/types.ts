@@ -33,6 +33,8 @@ export interface ToolOutput {
   readonly isError: boolean;
   /** What the output is (src/content/), decided once from the text as received and its call. */
   readonly contentClass: ContentClass;
+  /** A call: whether its result is in the conversation (an action already done). */
+  readonly answered?: boolean;
 }
 
 /**

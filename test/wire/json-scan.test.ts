@@ -28,13 +28,31 @@ describe("scanBody", () => {
     expect(slice(text, scan?.strings.get(path))).toBe(literal);
   });
 
-  it("does not record strings outside content paths", () => {
+  it("records content strings and the agent's call arguments, nothing else", () => {
     expect([...(scan?.strings.keys() ?? [])]).toEqual([
       "0/content",
       "1/content/0/text",
       "1/content/1/content/0/text",
       "1/content/2/content",
+      "2/tool_calls/0/function/arguments",
     ]);
+    expect(slice(text, scan?.strings.get("2/tool_calls/0/function/arguments"))).toBe(
+      '"{\\"content\\":\\"no\\"}"',
+    );
+  });
+
+  it("locates an Anthropic tool_use input as the span of its object", () => {
+    const body = `{"messages":[{"role":"assistant","content":[{"type":"text","text":"t"},{"type":"tool_use","id":"u","name":"Edit","input": {"path" : "a", "n":1.0} }]}]}`;
+    const found = scanBody(body);
+    expect(slice(body, found?.strings.get("0/content/1/input"))).toBe('{"path" : "a", "n":1.0}');
+    expect(found?.ambiguous).toBe(false);
+  });
+
+  it("locates a Responses function_call's arguments and a custom_tool_call's input", () => {
+    const body = `{"input":[{"type":"function_call","call_id":"c","name":"shell","arguments":"{\\"cmd\\":\\"ls\\"}"},{"type":"custom_tool_call","call_id":"d","name":"apply_patch","input":"*** Begin Patch"}]}`;
+    const found = scanBody(body, { conversation: "input", itemOutput: true });
+    expect(slice(body, found?.strings.get("0/arguments"))).toBe('"{\\"cmd\\":\\"ls\\"}"');
+    expect(slice(body, found?.strings.get("1/input"))).toBe('"*** Begin Patch"');
   });
 
   it("records top-level member values and the closing brace", () => {
@@ -50,6 +68,9 @@ describe("scanBody", () => {
     ['{"messages":[{"role":"tool","content":"x","content":"y"}]}'],
     ['{"messages":[{"content":[{"type":"text","text":"a","text":"b"}]}]}'],
     ['{"messages":[], "m\\u0065ssages":[]}'],
+    ['{"messages":[{"tool_calls":[{"function":{"arguments":"{}","arguments":"{}"}}]}]}'],
+    ['{"messages":[{"tool_calls":[],"tool_c\\u0061lls":[]}]}'],
+    ['{"messages":[{"content":[{"type":"tool_use","input":{},"input":{}}]}]}'],
   ])("flags repeated keys as ambiguous: %s", (body) => {
     expect(scanBody(body)?.ambiguous).toBe(true);
   });

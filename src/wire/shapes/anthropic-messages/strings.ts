@@ -28,8 +28,11 @@ export function anthropicStrings(
         if (!isRecord(block)) return;
         const path = `${index}/content/${blockIndex}`;
         if (block.type === "text") collector.add(`${path}/text`, block.text, index);
-        else if (block.type === "tool_use") rememberCall(block, calls);
-        else if (block.type === "tool_result") addToolResult(block, path, index, calls, collector);
+        else if (block.type === "tool_use") {
+          const call = rememberCall(block, calls);
+          if (call) collector.addCall(`${path}/input`, block.input, index, call);
+        } else if (block.type === "tool_result")
+          addToolResult(block, path, index, calls, collector);
       });
     }
     if (role === "user") {
@@ -38,13 +41,17 @@ export function anthropicStrings(
     }
   });
 
-  return { strings: collector.strings, goal };
+  return { strings: collector.strings, calls: collector.calls, goal };
 }
 
-function rememberCall(block: Record<string, unknown>, calls: Map<string, ToolCall>): void {
-  if (typeof block.id === "string" && typeof block.name === "string") {
-    calls.set(block.id, { id: block.id, name: block.name, input: block.input });
-  }
+function rememberCall(
+  block: Record<string, unknown>,
+  calls: Map<string, ToolCall>,
+): ToolCall | undefined {
+  if (typeof block.id !== "string" || typeof block.name !== "string") return undefined;
+  const call = { id: block.id, name: block.name, input: block.input };
+  calls.set(block.id, call);
+  return call;
 }
 
 function addToolResult(

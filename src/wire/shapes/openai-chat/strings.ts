@@ -19,10 +19,19 @@ export function openaiStrings(messages: readonly unknown[], scan: BodyScan): Con
     if (!isRecord(message)) return;
     const { role, content } = message;
     if (role === "assistant" && Array.isArray(message.tool_calls)) {
-      for (const call of message.tool_calls) {
+      message.tool_calls.forEach((call: unknown, callIndex: number) => {
         const parsed = toolCall(call);
-        if (parsed) calls.set(parsed.id, parsed);
-      }
+        if (!parsed) return;
+        calls.set(parsed.id, parsed);
+        const args =
+          isRecord(call) && isRecord(call.function) ? call.function.arguments : undefined;
+        collector.addCall(
+          `${index}/tool_calls/${callIndex}/function/arguments`,
+          args,
+          index,
+          parsed,
+        );
+      });
     }
     const tool =
       role === "tool"
@@ -49,7 +58,7 @@ export function openaiStrings(messages: readonly unknown[], scan: BodyScan): Con
     }
   });
 
-  return { strings: collector.strings, goal };
+  return { strings: collector.strings, calls: collector.calls, goal };
 }
 
 function toolCall(call: unknown): ToolCall | undefined {

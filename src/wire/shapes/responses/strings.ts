@@ -23,7 +23,10 @@ export function responsesStrings(items: readonly unknown[], scan: BodyScan): Con
     const { type } = item;
     if (type === "function_call" || type === "custom_tool_call") {
       const call = toolCall(item);
-      if (call) calls.set(call.id, call);
+      if (!call) return;
+      calls.set(call.id, call);
+      const key = type === "function_call" ? "arguments" : "input";
+      collector.addCall(`${index}/${key}`, item[key], index, call);
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
       const tool = {
         call: typeof item.call_id === "string" ? calls.get(item.call_id) : undefined,
@@ -56,7 +59,7 @@ export function responsesStrings(items: readonly unknown[], scan: BodyScan): Con
     }
   });
 
-  return { strings: collector.strings, goal };
+  return { strings: collector.strings, calls: collector.calls, goal };
 }
 
 function toolCall(item: Record<string, unknown>): ToolCall | undefined {
