@@ -6,6 +6,7 @@ import type { Decision } from "../session/ledger.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { SlotKind } from "../wire/types.js";
 import type { HeadEstimate } from "./break-decision.js";
+import { type Clearance, reachBackClearance } from "./reach-back-estimate.js";
 
 /** Tokens a mask placeholder (peek, marker, hint) is taken to cost. */
 export const MASK_PLACEHOLDER_TOKENS = 40;
@@ -16,7 +17,7 @@ export const MASK_PLACEHOLDER_TOKENS = 40;
  */
 export interface WarmResult {
   readonly texts: Readonly<Record<SlotKind, readonly string[]>>;
-  readonly decisions: readonly Decision[];
+  readonly decisions: Readonly<Record<SlotKind, readonly Decision[]>>;
   /** Message tokens of the returned body, and its length in characters. */
   readonly tokens: number;
   readonly length: number;
@@ -37,32 +38,58 @@ export function tokensPerChar(transcript: Transcript, tokens: number): number {
   return chars === 0 ? 0 : tokens / chars;
 }
 
+/** What estimateHead reads of the request. */
+export interface EstimateRequest {
+  readonly transcript: Transcript;
+  readonly names: readonly ComponentName[];
+  readonly config: Config;
+  readonly registry: Registry;
+  readonly tokens: TokenCounter;
+  /** Tokens of each output as received (TokenCounter.estimate), parallel to its outputs. */
+  readonly received: readonly number[];
+  /** Tokens a character of the body costs (tokensPerChar). */
+  readonly perChar: number;
+}
+
 /**
  * What re-deciding the head of a warm request would change, estimated from the warm result
- * alone (no second run): the outputs mask would take (older than its newest `keep_recent`, at
- * least `min_tokens`, not offloaded by a component that runs before it, not the copy a duplicate
- * points to, not excluded) give X less a placeholder each; S is
- * what the returned body holds from the first of them on, its characters at `perChar` tokens
- * each. An output returned as received is counted as the request counted it (`received`); one
- * returned changed, from the counter's memo, which the run has already filled for these texts.
+ * alone (no second run): what each component of the pipeline that reaches back would clear —
+ * mask (maskClearance), and the others by their own selection and replacements
+ * (reach-back-estimate.ts: mask_calls, failed_run) — gives X; S is what the returned body holds
+ * from the first slot any of them would change on, its characters at `perChar` tokens each.
  */
-export function estimateHead(
-  request: {
-    readonly transcript: Transcript;
-    readonly names: readonly ComponentName[];
-    readonly config: Config;
-    readonly registry: Registry;
-    readonly tokens: TokenCounter;
-    /** Tokens of each output as received (TokenCounter.estimate), parallel to its outputs. */
-    readonly received: readonly number[];
-    /** Tokens a character of the body costs (tokensPerChar). */
-    readonly perChar: number;
-  },
-  warm: WarmResult,
-): HeadEstimate {
-  const { transcript, names, config, registry, tokens, received, perChar } = request;
+export function estimateHead(request: EstimateRequest, warm: WarmResult): HeadEstimate {
+  const { transcript, names, registry, perChar } = request;
   const none = { tokens: warm.tokens, cleared: 0, suffix: 0 };
-  if (!names.includes("mask") || registry.mask === undefined) return none;
+  const clearances: Clearance[] = [];
+  for (const name of names) {
+    if (name === "mask") {
+      if (registry.mask !== undefined) clearances.push(maskClearance(request, warm));
+    } else clearances.push(reachBackClearance(name, request, warm));
+  }
+  let cleared = 0;
+  let start: number | undefined;
+  for (const clearance of clearances) {
+    if (clearance.first === undefined) continue;
+    cleared += clearance.cleared;
+    const { kind, index } = clearance.first;
+    const offset = warmOffset(transcript, warm.texts, transcript.slots[kind][index]?.span.start);
+    start = start === undefined ? offset : Math.min(start, offset);
+  }
+  if (start === undefined || warm.length === 0) return none;
+  const suffix = Math.max(cleared, Math.round(Math.max(0, warm.length - start) * perChar));
+  return { tokens: warm.tokens, cleared, suffix };
+}
+
+/**
+ * What mask would clear on a re-decision: the outputs it would take (older than its newest
+ * `keep_recent`, at least `min_tokens`, not offloaded by a component that runs before it, not
+ * the copy a duplicate points to, not excluded), each less a placeholder. An output returned as
+ * received is counted as the request counted it (`received`); one returned changed, from the
+ * counter's memo, which the run has already filled for these texts.
+ */
+function maskClearance(request: EstimateRequest, warm: WarmResult): Clearance {
+  const { transcript, names, config, registry, tokens, received } = request;
   const options = config.components.mask;
   const firstRecent = transcript.outputs.length - options.keep_recent;
   // Offloads that run before mask take their outputs again on a re-decision; mask takes one a
@@ -73,14 +100,14 @@ export function estimateHead(
   // The copy a duplicate points to stays readable (dedup, §5 Fidelity): mask leaves it.
   const pointedTo = new Set<string>();
   for (const output of transcript.outputs) {
-    if (warm.decisions[output.index]?.includes("dedup")) pointedTo.add(output.text);
+    if (warm.decisions.output[output.index]?.includes("dedup")) pointedTo.add(output.text);
   }
   const least = Math.max(options.min_tokens, MASK_PLACEHOLDER_TOKENS + 1);
   let cleared = 0;
   let first: number | undefined;
   for (const output of transcript.outputs) {
     if (output.index >= firstRecent) break;
-    const decision = warm.decisions[output.index] ?? [];
+    const decision = warm.decisions.output[output.index] ?? [];
     if (decision.some(offloadsFirst)) continue;
     if (pointedTo.has(output.text)) continue;
     const text = warm.texts.output[output.index] ?? output.text;
@@ -93,23 +120,21 @@ export function estimateHead(
     cleared += (known ?? tokens.estimate(text)) - MASK_PLACEHOLDER_TOKENS;
     first ??= output.index;
   }
-  if (first === undefined || warm.length === 0) return none;
-  const start = warmOffset(transcript, warm.texts, first);
-  const suffix = Math.max(cleared, Math.round(Math.max(0, warm.length - start) * perChar));
-  return { tokens: warm.tokens, cleared, suffix };
+  return first === undefined
+    ? { cleared: 0 }
+    : { cleared, first: { kind: "output", index: first } };
 }
 
 /**
- * Where output `index` starts in the warm body: where it starts in the received one, less what
- * the slots before it were returned shorter by (only slots change: a changed one is written back
- * as a JSON string literal, or as JSON text itself).
+ * Where the received body's offset `start` lies in the warm body: less what the slots before it
+ * were returned shorter by (only slots change: a changed one is written back as a JSON string
+ * literal, or as JSON text itself).
  */
 function warmOffset(
   transcript: Transcript,
   texts: Readonly<Record<SlotKind, readonly string[]>>,
-  index: number,
+  start = 0,
 ): number {
-  const start = transcript.outputs[index]?.span.start ?? 0;
   let offset = start;
   for (const kind of ["output", "call"] as const) {
     for (const slot of transcript.slots[kind]) {

@@ -33,7 +33,8 @@ export async function decideHead(
   };
   const stay: Outcome = { treatment, decided: warm, pricing, kept: history.head?.cost?.after ?? 0 };
   if (treatment.state !== "warm" || history.agentCompaction) return stay;
-  const estimable = request.names.includes("mask");
+  // A re-decision is estimated from what the components that reach back would clear.
+  const estimable = request.names.some((name) => registry[name]?.reachesBack === true);
   if (!headEventPossible(config.cache, breakContext, warm.tokensAfter, estimable)) return stay;
   const perChar = tokensPerChar(request.transcript, request.tokensBefore);
   const estimate = estimateHead(
@@ -48,7 +49,7 @@ export async function decideHead(
     },
     {
       texts: warm.run.texts,
-      decisions: warm.run.decisions.output,
+      decisions: warm.run.decisions,
       tokens: warm.tokensAfter,
       length: warm.text.length,
     },

@@ -76,7 +76,12 @@ function estimate(text: string, texts: readonly string[], offloaded: readonly nu
       received: outputTokens(transcript),
       perChar,
     },
-    { texts: { output: texts, call: [] }, decisions, tokens: warmTokens, length: warmText.length },
+    {
+      texts: { output: texts, call: [] },
+      decisions: { output: decisions, call: [] },
+      tokens: warmTokens,
+      length: warmText.length,
+    },
   );
   return { head, perChar, warmText, warmTokens };
 }
@@ -142,7 +147,7 @@ describe("what a re-decision of a warm head would re-write (§4a)", () => {
       },
       {
         texts: { output: texts as string[], call: [] },
-        decisions,
+        decisions: { output: decisions, call: [] },
         tokens: messageTokens(transcriptOf(warmText)),
         length: warmText.length,
       },

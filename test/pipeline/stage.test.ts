@@ -62,7 +62,7 @@ describe("values a run stashes", () => {
     for (const entry of long) expect(staged).toContain(entry.value);
   });
 
-  it("include an output decided anew even if nothing changes it, but not one sent before", async () => {
+  it("include a slot decided anew even if nothing changes it, but not one sent before", async () => {
     const { compactor, events } = recording({});
     const outputs = [logOutput(20, "a"), huge, logOutput(20, "b")];
     const session = { session: "replayed", pipeline: ["dedup" as const] };
@@ -80,7 +80,11 @@ describe("values a run stashes", () => {
       session,
     );
     expect(second.cache.state).toBe("warm");
-    expect(events.filter((event) => "staged" in event)).toEqual([{ staged: next }]);
+    // The new output, and the new call's arguments (the agent's calls are slots too).
+    expect(events.filter((event) => "staged" in event)).toEqual([
+      { staged: next },
+      { staged: JSON.stringify({ command: "step 3" }) },
+    ]);
   });
 
   it("are none in clean mode, where nothing is stashed", async () => {

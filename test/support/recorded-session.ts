@@ -11,16 +11,17 @@ export const TURN_SPACING_MS = 20_000;
 
 /**
  * Sends the recorded session `file` of ../shared/corpus/agent turn by turn under one session
- * key, on a clock moved by hand TURN_SPACING_MS a turn, with the default configuration and
- * `cache`; the result of each turn.
+ * key, on a clock moved by hand TURN_SPACING_MS a turn, with the default configuration, `cache`
+ * and `pipeline` when given; the result of each turn.
  */
 export async function replayRecorded(
   file: string,
   cache: ConfigInput["cache"] = {},
+  pipeline?: ConfigInput["pipeline"],
 ): Promise<CompactResult[]> {
   const body = agentBodies().find((entry) => entry.file === file);
   if (!body) throw new Error(`${file} is not in the corpus`);
-  const config = parseConfig({ cache });
+  const config = parseConfig({ cache, ...(pipeline ? { pipeline } : {}) });
   let now = 1_000_000;
   const compactor = new Compactor({
     config,

@@ -47,11 +47,13 @@ describe("detection", () => {
 describe("scan of input items", () => {
   const scan = scanBody(BODY, openaiResponses.scan);
 
-  it("records every item's span and the output strings under input", () => {
+  it("records every item's span, the output strings and the calls' arguments under input", () => {
     expect(scan?.messages).toHaveLength(9);
     expect([...(scan?.strings.keys() ?? [])]).toEqual([
       "0/content/0/text",
+      "2/arguments",
       "3/output",
+      "4/input",
       "5/output/0/text",
       "6/output",
       "7/content",
