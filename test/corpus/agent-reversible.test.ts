@@ -7,6 +7,25 @@ const messagesOf = (text: string) =>
   JSON.stringify((JSON.parse(text) as { messages: unknown }).messages);
 const bodies = hasSharedCorpus ? agentBodies() : [];
 
+/**
+ * The keys of every tool call's arguments, in order (OpenAI `arguments` decoded, Anthropic
+ * `input`): a compacted call must still be a valid call of its shape with the same keys (§3).
+ */
+function callKeys(text: string): string[][] {
+  const { messages } = JSON.parse(text) as { messages: Record<string, unknown>[] };
+  return messages.flatMap((message) => {
+    if (Array.isArray(message.tool_calls)) {
+      return message.tool_calls.map((call: { function: { arguments: string } }) =>
+        Object.keys(JSON.parse(call.function.arguments) as object),
+      );
+    }
+    if (!Array.isArray(message.content)) return [];
+    return message.content
+      .filter((block: { type?: string }) => block.type === "tool_use")
+      .map((block: { input: object }) => Object.keys(block.input));
+  });
+}
+
 describe.skipIf(!hasSharedCorpus)("agent corpus, reversible mode (agent preset)", () => {
   const { app } = testApp();
 
@@ -40,6 +59,7 @@ describe.skipIf(!hasSharedCorpus)("agent corpus, reversible mode (agent preset)"
       });
       if (foreign.size === 0) expect(rehydrated.headers.get("x-context-guru-unresolved")).toBe("0");
       expect(await rehydrated.text()).toBe(entry.body);
+      expect(callKeys(out)).toEqual(callKeys(entry.body));
 
       const tools =
         (JSON.parse(out) as { tools?: Array<{ name?: string; function?: { name: string } }> })
