@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 import { deepestHead, type Head, type SessionLedger } from "./ledger.js";
 
 /**
@@ -89,6 +90,6 @@ export function standing(
 function sharedMessages(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   let at = 0;
-  while (at < length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  while (at < length && codeAt(a, at) === codeAt(b, at)) at++;
   return Math.floor(at / PRINT_CHARS);
 }

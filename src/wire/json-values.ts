@@ -1,3 +1,4 @@
+import { codeAt } from "../text/char-code.js";
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
@@ -26,7 +27,7 @@ export function jsonStringValues(text: string): JsonStringValue[] {
   const objects: boolean[] = [];
   let key = false;
   for (let at = 0; at < text.length; ) {
-    const code = text.charCodeAt(at);
+    const code = codeAt(text, at);
     if (code === QUOTE) {
       const end = closingQuote(text, at) + 1;
       if (end === 0) throw new SyntaxError("unterminated string");
