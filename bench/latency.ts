@@ -6,11 +6,14 @@
  * holding it). Each pass is set against two floors measured in the same run: one JSON parse and
  * one stringify of the body, and a bare echo service (a Hono app that parses and re-serialises
  * the body) asked the same way — in-process for the in-process passes, over HTTP for the HTTP
- * one. Times are CPU time of the whole process (every thread, the HTTP client included, for the
- * echo as for the service), medians per body.
+ * one. Warm samples alternate with samples of their floors (the Compactor with a parse and a
+ * stringify, POST /compact with the echo asked the same way), so a machine whose load changes
+ * during the run weighs on both alike. Times are CPU time of the whole process (every thread,
+ * the HTTP client included, for the echo as for the service), medians per body; `--min-bytes`
+ * keeps only the bodies of at least that many bytes.
  *
  *   npm run bench:latency -- [--corpus DIR] [--modes reversible,clean] [--cold-passes N]
- *     [--warm-runs N] [--floor-runs N] [--json FILE]
+ *     [--warm-runs N] [--floor-runs N] [--min-bytes N] [--json FILE]
  */
 import { writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -228,8 +231,11 @@ async function measureMode(
   }
   if (!services) throw new Error("--cold-passes must be at least 1");
 
-  // Warm: the same body again, in its session, each service having met it decided whole.
+  // Warm: the same body again, in its session, each service having met it decided whole; each
+  // sample followed by one of its floor, so both meet the machine as it is at that moment.
+  const echoAgain = await listen(echo);
   const warm: Record<Pass, number[]> = { core: [], app: [], http: [] };
+  const warmFloors: Record<Pass, number[]> = { core: [], app: [], http: [] };
   for (const item of bodies) {
     const session = item.session;
     const first = {
@@ -237,20 +243,35 @@ async function measureMode(
       app: () => postInProcess(services.app.app, item.body, {}, session),
       http: () => postHttp(services.http.server.url, item.body, {}, session),
     };
+    const floor = {
+      core: async () => parseStringify(item.body, 1),
+      app: () => postInProcess(echo, item.body),
+      http: () => postHttp(echoAgain.url, item.body),
+    };
     for (const pass of ["core", "app", "http"] as const) {
       await first[pass]();
       const samples: number[] = [];
-      for (let run = 0; run < options.warmRuns; run++) samples.push((await first[pass]()).cpuMs);
+      const floors: number[] = [];
+      for (let run = 0; run < options.warmRuns; run++) {
+        samples.push((await first[pass]()).cpuMs);
+        floors.push((await floor[pass]()).cpuMs);
+      }
       warm[pass].push(median(samples));
+      warmFloors[pass].push(median(floors));
     }
   }
+  await echoAgain.close();
   await Promise.all(Object.values(services).map((service) => service.close()));
 
-  const figures = (times: readonly number[], echoes: readonly number[]): PassFigures => ({
+  const figures = (
+    times: readonly number[],
+    echoes: readonly number[],
+    parses: readonly number[] = floors,
+  ): PassFigures => ({
     medianMs: median(times),
     totalMs: sum(times),
-    floorRatio: sum(times) / sum(floors),
-    floorMedianRatio: median(times.map((time, index) => time / (floors[index] as number))),
+    floorRatio: sum(times) / sum(parses),
+    floorMedianRatio: median(times.map((time, index) => time / (parses[index] as number))),
     echoRatio: sum(times) / sum(echoes),
     echoMedianRatio: median(times.map((time, index) => time / (echoes[index] as number))),
   });
@@ -265,9 +286,9 @@ async function measureMode(
       http: figures(coldTimes("http"), echoHttp),
     },
     warm: {
-      core: figures(warm.core, echoInProcess),
-      app: figures(warm.app, echoInProcess),
-      http: figures(warm.http, echoHttp),
+      core: figures(warm.core, warmFloors.app, warmFloors.core),
+      app: figures(warm.app, warmFloors.app, warmFloors.core),
+      http: figures(warm.http, warmFloors.http, warmFloors.core),
     },
   };
 }
@@ -325,6 +346,7 @@ async function main(): Promise<void> {
       "cold-passes": { type: "string" },
       "warm-runs": { type: "string" },
       "floor-runs": { type: "string" },
+      "min-bytes": { type: "string" },
       json: { type: "string" },
     },
   });
@@ -332,7 +354,9 @@ async function main(): Promise<void> {
   for (const mode of modes) {
     if (mode !== "reversible" && mode !== "clean") throw new Error(`unknown mode ${mode}`);
   }
-  const bodies: BenchBody[] = values.corpus
+  const minBytes =
+    values["min-bytes"] === undefined ? 0 : integer(values["min-bytes"], 1, "min-bytes");
+  const corpus: BenchBody[] = values.corpus
     ? loadCorpus(resolve(values.corpus))
     : generateCorpus({ sessions: 6, seed: 1 }).map((entry) => ({
         name: entry.name,
@@ -340,9 +364,12 @@ async function main(): Promise<void> {
         session: `g${entry.session}/${entry.provider}`,
         body: entry.body,
       }));
+  const bodies = corpus.filter((item) => Buffer.byteLength(item.body) >= minBytes);
+  if (bodies.length === 0) throw new Error(`no body of at least ${minBytes} bytes`);
   const bytes = bodies.reduce((total, item) => total + Buffer.byteLength(item.body), 0);
   console.log(
-    `corpus: ${values.corpus ?? "generated (sessions 6, seed 1)"}: ${bodies.length} bodies, ${(bytes / 1024).toFixed(0)} KiB`,
+    `corpus: ${values.corpus ?? "generated (sessions 6, seed 1)"}: ${bodies.length} bodies` +
+      `${minBytes > 0 ? ` of at least ${minBytes} bytes` : ""}, ${(bytes / 1024).toFixed(0)} KiB`,
   );
   const options: Options = {
     coldPasses: integer(values["cold-passes"], 3, "cold-passes"),

@@ -1,6 +1,7 @@
 import { commandOf, pipelinesOf } from "../components/cmdfilter/command.js";
 import type { Argv } from "../components/cmdfilter/filter.js";
 import { gitSubcommand } from "../components/cmdfilter/git.js";
+import type { SizedMemo } from "../pipeline/sized-memo.js";
 import type { ToolCall } from "../wire/types.js";
 import type { ContentClass } from "./content-class.js";
 
@@ -43,19 +44,37 @@ export function isReadTool(name: string): boolean {
  */
 const classes = new WeakMap<ToolCall, CallClass | undefined>();
 
-export function classOfCall(call: ToolCall | undefined): CallClass | undefined {
+/**
+ * The class of `call`'s output by what was called. `commands` remembers the class of each
+ * command line across requests (a call is parsed anew with every body that carries it, and an
+ * agent re-sends its history every turn): splitting a command line into its pipelines is the
+ * costly part, and its class depends on the line alone.
+ */
+export function classOfCall(
+  call: ToolCall | undefined,
+  commands?: SizedMemo<CallClass>,
+): CallClass | undefined {
   if (!call) return undefined;
   if (classes.has(call)) return classes.get(call);
-  const found = readCall(call);
+  const found = readCall(call, commands);
   classes.set(call, found);
   return found;
 }
 
-function readCall(call: ToolCall): CallClass | undefined {
+function readCall(
+  call: ToolCall,
+  commands: SizedMemo<CallClass> | undefined,
+): CallClass | undefined {
   if (isReadTool(call.name)) return "file";
   if (SEARCH_TOOLS.test(call.name)) return "search";
   const command = commandOf(call);
-  return command === undefined ? undefined : classOfCommand(command);
+  if (command === undefined) return undefined;
+  let found = commands?.get(command);
+  if (found === undefined) {
+    found = classOfCommand(command);
+    commands?.set(command, found);
+  }
+  return found;
 }
 
 /** The class of a shell command line's output (see above). */

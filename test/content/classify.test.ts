@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { type CallClass, classOfCall } from "../../src/content/class-by-call.js";
 import { ContentClasses, classifyOutput } from "../../src/content/classify.js";
 import { isFactClass } from "../../src/content/content-class.js";
+import { SizedMemo } from "../../src/pipeline/sized-memo.js";
 import type { ToolCall } from "../../src/wire/types.js";
 
 const bash = (command: string): ToolCall => ({ id: "c", name: "Bash", input: { command } });
@@ -111,6 +113,18 @@ describe("classifyOutput", () => {
     expect(classes.of(code, bash("./run.sh"))).toBe("log");
     expect(classes.of(code, bash("cat a.py"))).toBe("file");
     expect(classes.of(code, undefined)).toBe(classifyOutput(code, undefined));
+  });
+
+  it("reads a command line's class from the memo for every later call that runs it", () => {
+    const commands = new SizedMemo<CallClass>(1024, (line) => line.length);
+    expect(classOfCall(bash("cat a.py | head"), commands)).toBe("file");
+    expect(commands.get("cat a.py | head")).toBe("file");
+    // A later request parses its calls anew: the line is not split into pipelines again.
+    commands.set("./run.sh --fast", "search");
+    expect(classOfCall(bash("./run.sh --fast"), commands)).toBe("search");
+    expect(classOfCall(bash("./run.sh --fast"))).toBe("shell");
+    // A tool's own name decides before any command line is read.
+    expect(classOfCall(tool("Read", { command: "./run.sh --fast" }), commands)).toBe("file");
   });
 
   it("classes a text larger than its budget without keeping it", () => {
