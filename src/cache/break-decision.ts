@@ -18,10 +18,16 @@ export const BREAK_MARGIN = 2;
 export const MIN_TURNS = 10;
 /** A break must clear at least this share of the request: breaks are rare and large. */
 export const MIN_CLEARED_SHARE = 0.3;
+/**
+ * Requests a conversation must have had since its last cold one or break before another break
+ * is priced: a break right after one would re-write what that one just wrote, to clear little
+ * more than what its newest turn kept.
+ */
+export const MIN_WARM_RUN = 3;
 /** Later turns a break is expected to repay itself over, at most. */
 export const HORIZON_CAP = 40;
 /** A session's estimated cost may not pass this multiple of its uncompacted cost by a break. */
-export const LOSS_BOUND = 1.05;
+export const LOSS_BOUND = 1.02;
 
 /** What this request would be frozen as, and what a re-decision of its head would change. */
 export interface HeadEstimate {
@@ -72,6 +78,8 @@ export function priceBreak(context: BreakContext, estimate: HeadEstimate): Break
   if (estimate.cleared < MIN_CLEARED_SHARE * estimate.tokens || estimate.cleared <= 0) {
     return NO_BREAK;
   }
+  const lastCleared = Math.max(history.lastCold, history.lastBreak);
+  if (lastCleared > 0 && history.turns - lastCleared < MIN_WARM_RUN) return NO_BREAK;
   const warmNow = warmth(context.now - context.previousAt, lifetimeMs);
   const spacing = Math.max(0, context.previousAt - history.since) / (history.turns - 1);
   // A later turn is warm as often as its idle time stays within the lifetime, and as the
@@ -171,6 +179,8 @@ export function nextHistory(
     kept: number;
     warm: boolean;
     cold: boolean;
+    /** Whether the service broke the warm prefix on purpose (priced, budget). */
+    broke: boolean;
   },
 ): ConversationCost {
   const warm = turn.warm ? 1 : 0;
@@ -185,6 +195,7 @@ export function nextHistory(
     turns,
     colds: (history?.colds ?? 0) + (turn.cold ? 1 : 0),
     lastCold: turn.cold ? turns : lastCold,
+    lastBreak: turn.broke ? turns : (history?.lastBreak ?? 0),
     warmRuns: (history?.warmRuns ?? 0) + (endsRun ? 1 : 0),
     warmRunTurns: (history?.warmRunTurns ?? 0) + (endsRun ? turns - lastCold - 1 : 0),
     since: history?.since ?? turn.now,

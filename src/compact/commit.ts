@@ -111,6 +111,7 @@ function nextHead(turn: Turn, outcome: Outcome, addTool: boolean): Head {
       kept: known ? outcome.kept : 0,
       warm: known,
       cold: !warm,
+      broke: treatment.reason === "priced" || treatment.reason === "budget",
     }),
   };
 }

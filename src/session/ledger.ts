@@ -55,6 +55,8 @@ export interface ConversationCost {
   readonly colds: number;
   /** Which of its requests (1 for the first) met the latest cold cache; 0 while none has. */
   readonly lastCold: number;
+  /** Which of its requests the service last broke the warm prefix of on purpose; 0 while none. */
+  readonly lastBreak: number;
   /** The runs of warm requests between two cold ones so far, and their requests in all. */
   readonly warmRuns: number;
   readonly warmRunTurns: number;
@@ -216,19 +218,22 @@ function encodeCost(cost: ConversationCost): number[] {
     cost.lastCold,
     cost.warmRuns,
     cost.warmRunTurns,
+    cost.lastBreak,
   ];
 }
 
 function decodeCost(value: unknown): ConversationCost | undefined {
-  // Seven numbers: a head written before cold requests were placed in the history (none known).
-  if (!Array.isArray(value) || (value.length !== 10 && value.length !== 7)) return undefined;
+  // Seven numbers: a head written before cold requests were placed in the history (none known);
+  // ten: before breaks were.
+  if (!Array.isArray(value) || ![7, 10, 11].includes(value.length)) return undefined;
   if (!value.every(isCount)) return undefined;
   const [turns, colds, since, before, after, spent, bypass, ...runs] = value as number[];
-  const [lastCold = 0, warmRuns = 0, warmRunTurns = 0] = runs;
+  const [lastCold = 0, warmRuns = 0, warmRunTurns = 0, lastBreak = 0] = runs;
   return {
     turns: turns as number,
     colds: colds as number,
     lastCold,
+    lastBreak,
     warmRuns,
     warmRunTurns,
     since: since as number,

@@ -15,7 +15,10 @@ import type { ConversationCost } from "../../src/session/ledger.js";
 
 const SPACING_MS = 20_000;
 
-/** A conversation's history after `colds` (1-based request numbers) of `turns` met a cold cache. */
+/**
+ * A conversation's history after `colds` (1-based request numbers) of `turns` met a cold cache,
+ * each request returned a tenth smaller than received.
+ */
 function history(
   turns: number,
   colds: readonly number[],
@@ -27,10 +30,11 @@ function history(
     cost = nextHistory(OPENAI_PRICING, cost, {
       now: turn * spacingMs,
       received: 1_000 * turn,
-      returned: 1_000 * turn,
-      kept: cold ? 0 : 1_000 * (turn - 1),
+      returned: 900 * turn,
+      kept: cold ? 0 : 900 * (turn - 1),
       warm: !cold && turn > 1,
       cold,
+      broke: false,
     });
   }
   if (!cost) throw new Error("no turns");
@@ -68,10 +72,32 @@ describe("the warm runs between cold requests (§4a)", () => {
 
   it("a break late in a warm run, when the next cold request is near, does not pay", () => {
     // Early in the run the same break pays; two requests before the usual cold one it does not.
-    expect(priceBreak(context(history(21, [1, 10, 20])), estimate).pays).toBe(true);
+    expect(priceBreak(context(history(23, [1, 10, 20])), estimate).pays).toBe(true);
     expect(priceBreak(context(history(26, [1, 10, 20])), estimate).pays).toBe(false);
     // Without cold requests to say otherwise, the same position pays.
     expect(priceBreak(context(history(26, [1])), estimate).pays).toBe(true);
+  });
+});
+
+describe("a break right after a cold request or another break (§4a)", () => {
+  it("is not priced until MIN_WARM_RUN requests have passed", () => {
+    expect(priceBreak(context(history(21, [1, 10, 20])), estimate).pays).toBe(false);
+    expect(priceBreak(context(history(23, [1, 10, 20])), estimate).pays).toBe(true);
+  });
+
+  it("counts a break of its own as the latest clearing", () => {
+    let cost = history(18, [1]);
+    cost = nextHistory(OPENAI_PRICING, cost, {
+      now: 19 * SPACING_MS,
+      received: 19_000,
+      returned: 9_000,
+      kept: 8_000,
+      warm: true,
+      cold: false,
+      broke: true,
+    });
+    expect(cost).toMatchObject({ turns: 19, lastBreak: 19, lastCold: 1 });
+    expect(priceBreak(context(cost), estimate).pays).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ConfigInput } from "../../src/config/schema.js";
 import { markerIds } from "../../src/expand/markers.js";
 import { scanBody } from "../../src/wire/json-scan.js";
-import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
+import { CLEAN, COLD, MASK_BY_AGE, postCompact, testApp } from "../support/app.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
 
 /**
@@ -25,7 +25,7 @@ function toolsText(text: string): string | undefined {
 const masked = (text: string) => messageTexts(text).filter((m) => m.includes(MASKED)).length;
 
 function conversation(config: ConfigInput = {}, clock?: () => number) {
-  const { app } = testApp(config, clock ? { clock } : {});
+  const { app } = testApp({ ...MASK_BY_AGE, ...config }, clock ? { clock } : {});
   const send = async (body: string, headers: Record<string, string> = {}) => {
     const response = await postCompact(app, body, {
       headers: { "x-context-guru-session": "freeze", ...headers },

@@ -13,7 +13,8 @@ import { scanBody } from "../../src/wire/json-scan.js";
 import { openaiChat } from "../../src/wire/shapes/openai-chat/index.js";
 import { readTranscript, type Transcript } from "../../src/wire/transcript.js";
 
-const config = parseConfig({});
+/** Mask keeping the newest three outputs, as these conversations are built around. */
+const config = parseConfig({ components: { mask: { keep_recent: 3, working_set_tokens: 8000 } } });
 const tokens = new TokenCounter();
 
 /** A file read of `lines` numbered lines, distinct per `seed`. */
@@ -158,5 +159,64 @@ describe("what a re-decision of a warm head would re-write (§4a)", () => {
         tokens.count(received[2] as string) -
         MASK_PLACEHOLDER_TOKENS,
     );
+  });
+});
+
+describe("the estimate follows mask's own rule (mask/selection.ts)", () => {
+  /** Six calls and outputs: reads of a.py and b.py, an edit of a.py, then three newer reads. */
+  const calls = [
+    { name: "Read", args: { file_path: "src/a.py" } },
+    { name: "Read", args: { file_path: "src/b.py" } },
+    { name: "Edit", args: { file_path: "src/a.py", old_string: "x = 1", new_string: "x = 2" } },
+    ...[3, 4, 5].map((seed) => ({ name: "Read", args: { file_path: `src/f${seed}.py` } })),
+  ];
+  const outputs = [
+    received[0],
+    received[1],
+    "The file src/a.py has been updated.",
+    ...received.slice(3),
+  ];
+  const body = (texts: readonly string[]) => {
+    const messages: unknown[] = [{ role: "user", content: "fix the failing test" }];
+    for (const [index, { name, args }] of calls.entries()) {
+      const id = `c${index}`;
+      const call = { id, type: "function", function: { name, arguments: JSON.stringify(args) } };
+      messages.push({ role: "assistant", content: null, tool_calls: [call] });
+      messages.push({ role: "tool", tool_call_id: id, content: texts[index] });
+    }
+    return JSON.stringify({ model: "m", messages });
+  };
+  const headOf = (texts: readonly string[], maskedBefore: readonly number[]) => {
+    const transcript = transcriptOf(body(outputs as string[]));
+    const warmText = body(texts);
+    return estimateHead(
+      {
+        transcript,
+        names: ["mask"],
+        config,
+        registry: components,
+        tokens,
+        received: outputTokens(transcript),
+        perChar: tokensPerChar(transcript, messageTokens(transcript)),
+      },
+      {
+        texts,
+        decisions: texts.map((_, index) =>
+          internDecision(maskedBefore.includes(index) ? ["mask"] : []),
+        ),
+        tokens: messageTokens(transcriptOf(warmText)),
+        length: warmText.length,
+      },
+    );
+  };
+  const [first, second] = outputTokens(transcriptOf(body(outputs as string[])));
+
+  it("leaves the newest read of a file edited since out of what a re-decision clears", () => {
+    expect(headOf(outputs as string[], []).cleared).toBe(second! - MASK_PLACEHOLDER_TOKENS);
+  });
+
+  it("counts an output masked before that the rule would give back", () => {
+    const texts = [masked, ...outputs.slice(1)] as string[];
+    expect(headOf(texts, [0]).cleared).toBe(second! - first!);
   });
 });

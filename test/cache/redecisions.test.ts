@@ -6,6 +6,7 @@ import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { Registry } from "../../src/pipeline/run.js";
 import { createStore } from "../../src/store/create.js";
+import { MASK_BY_AGE } from "../support/app.js";
 
 /** The default components, counting the calls they get in a run that re-decides the head. */
 function countingRegistry(): { registry: Registry; redeciding: () => number } {
@@ -35,7 +36,7 @@ describe("re-decisions of a warm head, remembered by request (§4a)", () => {
     const bodies = generateCorpus({ sessions: 6, seed: 1 }).filter(
       (entry) => entry.session === 2 && entry.provider === "openai",
     );
-    const config = parseConfig({ store: { enabled: false }, marker_mode: "off" });
+    const config = parseConfig({ ...MASK_BY_AGE, store: { enabled: false }, marker_mode: "off" });
     const { registry, redeciding } = countingRegistry();
     let now = 1_000_000;
     const compactor = new Compactor({

@@ -55,10 +55,11 @@ describe.skipIf(!hasSharedCorpus)("reference corpus", () => {
       const body = JSON.stringify(
         (JSON.parse(readShared("reference/anthropic_tool_use.json")) as { body: unknown }).body,
       );
-      // Two short tool results: keep only the newest so the older one is masked.
+      // Two short tool results: keep only the newest, and nothing for need (the older one greps
+      // the file the newest reads), so the older one is masked.
       const { app } = testApp({
         ...CLEAN,
-        components: { mask: { keep_recent: 1, min_tokens: 10 } },
+        components: { mask: { keep_recent: 1, min_tokens: 10, working_set_tokens: 0 } },
       });
       const cold = { "x-context-guru-cache": "cold" };
       const out = await (await postCompact(app, body, { query, headers: cold })).text();

@@ -66,7 +66,8 @@ describe("pipeline guards revert one component and the run goes on", () => {
   const body = openaiBody(outputs);
 
   it("the components after a throwing, rejecting, growing and keyless one still run", async () => {
-    const { app } = testApp({}, { registry });
+    // Mask keeps the newest three outputs here, so the third and fourth come back as received.
+    const { app } = testApp({ components: { mask: { keep_recent: 3 } } }, { registry });
     const response = await postCompact(app, body, {
       headers: { "x-context-guru-pipeline": pipeline, ...COLD },
     });

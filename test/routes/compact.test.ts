@@ -4,7 +4,7 @@ import { removeExpandTool } from "../../src/expand/uninject.js";
 import { scanTopLevel } from "../../src/wire/json-scan.js";
 import { wireShape } from "../../src/wire/registry.js";
 import { sample } from "../observability/prometheus-text.js";
-import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
+import { CLEAN, COLD, MASK_BY_AGE, postCompact, testApp } from "../support/app.js";
 import { anthropicBody, jsonArrayOutput, logOutput, openaiBody } from "../support/bodies.js";
 import { PROPERTY_RUNS } from "../support/property-runs.js";
 
@@ -152,7 +152,7 @@ describe("POST /compact rewrites only what changed", () => {
   });
 
   it("counts summary-mode sentinels in x-context-guru-markers", async () => {
-    const summary = testApp({ marker_mode: "summary" }).app;
+    const summary = testApp({ ...MASK_BY_AGE, marker_mode: "summary" }).app;
     const outputs = [logOutput(100, "a"), logOutput(100, "b"), logOutput(100, "c"), "x", "y"];
     const response = await postCompact(summary, openaiBody(outputs), { headers: COLD });
     const text = await response.text();

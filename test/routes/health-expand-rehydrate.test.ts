@@ -4,7 +4,7 @@ import { parseConfig } from "../../src/config/load.js";
 import { Lifecycle } from "../../src/lifecycle/lifecycle.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
-import { COLD, postCompact, testApp } from "../support/app.js";
+import { COLD, MASK_BY_AGE, postCompact, testApp } from "../support/app.js";
 import { jsonArrayOutput, MASKABLE_OUTPUTS, openaiBody } from "../support/bodies.js";
 
 /** A store whose backend is unreachable: every call fails. */
@@ -120,7 +120,7 @@ describe("GET /expand", () => {
 
 describe("POST /rehydrate", () => {
   it("restores the compacted body byte for byte", async () => {
-    const { app } = testApp();
+    const { app } = testApp(MASK_BY_AGE);
     const body = openaiBody(outputs, {
       tools: [{ type: "function", function: { name: "Bash", parameters: {} } }],
     });

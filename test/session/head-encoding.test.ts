@@ -13,6 +13,7 @@ const head: Head = {
     turns: 11,
     colds: 2,
     lastCold: 9,
+    lastBreak: 10,
     warmRuns: 1,
     warmRunTurns: 7,
     since: 1_699_999_000_000,
@@ -46,8 +47,15 @@ describe("a head as text (the Redis encoding of the ledger)", () => {
     expect(decodeHead(older)?.cost).toEqual({
       ...head.cost,
       lastCold: 0,
+      lastBreak: 0,
       warmRuns: 0,
       warmRunTurns: 0,
     });
+  });
+
+  it("reads a history written before breaks were placed as having had none", () => {
+    const encoded = JSON.parse(encodeHead(head));
+    const older = JSON.stringify({ ...encoded, c: encoded.c.slice(0, 10) });
+    expect(decodeHead(older)?.cost).toEqual({ ...head.cost, lastBreak: 0 });
   });
 });

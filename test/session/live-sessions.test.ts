@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { markerIds } from "../../src/expand/markers.js";
 import { isRecord } from "../../src/wire/is-record.js";
 import { scanBody } from "../../src/wire/json-scan.js";
-import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
+import { CLEAN, COLD, MASK_BY_AGE, postCompact, testApp } from "../support/app.js";
 import { anthropicBody, logOutput, openaiBody } from "../support/bodies.js";
 
 /**
@@ -26,7 +26,7 @@ function toolNames(text: string): string[] {
 const masked = (text: string) => messageTexts(text).filter((m) => m.includes(MASKED)).length;
 
 function session(name: string, config = {}) {
-  const { app, store } = testApp(config);
+  const { app, store } = testApp({ ...MASK_BY_AGE, ...config });
   const send = async (body: string, headers: Record<string, string> = {}) => {
     const response = await postCompact(app, body, {
       headers: { "x-context-guru-session": name, ...headers },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConfigInput } from "../../src/config/schema.js";
 import { markerIds } from "../../src/expand/markers.js";
 import { pieceKey } from "../../src/store/pieces.js";
-import { CLEAN, testApp } from "../support/app.js";
+import { CLEAN, MASK_BY_AGE, testApp } from "../support/app.js";
 import { findRedisServer, type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 /**
@@ -171,10 +171,14 @@ describe("an output over an eighth of the store but within the body limit", () =
 });
 
 describe("originals the store cannot take", () => {
-  /** `input` compacted where one session may hold 1 MiB, in entries of at most 512 KiB. */
+  /**
+   * `input` compacted where one session may hold 1 MiB, in entries of at most 512 KiB, mask
+   * keeping the newest three outputs (the huge one among them).
+   */
   async function underQuota(input: string) {
     const { app } = testApp({
       ...SLOW,
+      ...MASK_BY_AGE,
       store: { max_session_bytes: 1024 * 1024, max_entry_bytes: 512 * 1024 },
     });
     const compacted = await app.request("/compact", {

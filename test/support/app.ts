@@ -42,6 +42,14 @@ export function testApp(
 /** Clean mode: store disabled, marker_mode off. */
 export const CLEAN: ConfigInput = { store: { enabled: false }, marker_mode: "off" };
 
+/**
+ * Mask by age alone, keeping the newest three outputs and nothing older for need: what the tests
+ * of the ledger, the routes and the store count masked outputs by, whatever mask's defaults are.
+ */
+export const MASK_BY_AGE = {
+  components: { mask: { keep_recent: 3, working_set_tokens: 0 } },
+} as const satisfies ConfigInput;
+
 export function postCompact(
   app: TestApp["app"],
   body: string | Uint8Array,

@@ -9,6 +9,7 @@ import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import type { BailReason, ProxyEvents } from "../../src/proxy/events.js";
 import { createStore } from "../../src/store/create.js";
 import type { Store } from "../../src/store/types.js";
+import { MASK_BY_AGE } from "./app.js";
 import { TEST_HASH_KEY, testIdOf } from "./hash-key.js";
 import { ScriptedUpstream } from "./scripted-upstream.js";
 
@@ -35,7 +36,8 @@ export interface Harness {
 
 /**
  * The proxy served on an ephemeral loopback port in front of a scripted upstream, with a memory
- * store and the `mask` pipeline (the oldest of four large tool outputs becomes a marker), its
+ * store and the `mask` pipeline by age (MASK_BY_AGE: the oldest of four large tool outputs
+ * becomes a marker), its
  * session ledger on `options.clock` when given.
  */
 export async function startHarness(
@@ -45,6 +47,7 @@ export async function startHarness(
   const upstream = await ScriptedUpstream.start();
   const config = configSchema.parse({
     pipeline: ["mask"],
+    ...MASK_BY_AGE,
     ...overrides,
     upstream: {
       ...overrides.upstream,
