@@ -16,10 +16,14 @@ export const descriptions: Readonly<Record<string, string>> = {
     "Run the component only when the request has at least this many messages (0: always).",
   "components.<name>.trigger.min_output_tokens":
     "Consider only tool outputs of at least this many tokens (0: all).",
-  "components.{format,toon,textclean,searchfold,linecap}.min_tokens":
-    "Outputs below this many tokens are left alone.",
-  "components.{mask,mask_calls}.keep_recent":
-    "mask: the newest tool outputs kept verbatim, older ones masked; mask_calls: the agent's newest answered tool calls kept whole, older ones have their long argument values cleared.",
+  "components.{format,toon,textclean,searchfold,mask_calls,linecap}.min_tokens":
+    "Outputs (mask_calls: argument values, an edit's text, a written file, a patch) below this many tokens are left alone.",
+  "components.mask.keep_recent":
+    "The newest tool outputs kept verbatim whatever their need (every output of the newest turn is kept too); older ones are masked unless the agent still works with them.",
+  "components.mask.working_set_tokens":
+    "Most tokens of older outputs mask keeps because the agent still works with them (a file its newest calls or words name, the read of a file it has edited since), kept from the newest back.",
+  "components.mask_calls.keep_recent":
+    "The agent's newest answered tool calls kept whole; older ones have their long argument values cleared.",
   "components.{mask,dedup,failed_run,cmdfilter}.min_tokens":
     "Outputs below this many tokens are left alone.",
   "components.collapse.max_tokens": "Outputs over this many tokens are collapsed.",
@@ -30,8 +34,7 @@ export const descriptions: Readonly<Record<string, string>> = {
   "components.smartcrush.min_items": "JSON arrays with fewer items are left alone.",
   "components.smartcrush.keep_first": "Items kept from the start of the array.",
   "components.smartcrush.keep_last": "Items kept from the end of the array.",
-  "components.{mask_calls,smartcrush}.min_tokens":
-    "Outputs (mask_calls: argument values, an edit's text, a written file, a patch) below this many tokens are left alone.",
+  "components.smartcrush.min_tokens": "Outputs below this many tokens are left alone.",
   "components.extract.min_tokens": "Outputs below this many tokens are left alone.",
   "components.linecap.max_line_chars": "Longer lines are cut in the middle (`...[cut]...`).",
   "components.{summarize,extract_llm}.model.source":

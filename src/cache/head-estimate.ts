@@ -1,3 +1,4 @@
+import { maskSelection } from "../components/mask/selection.js";
 import { isExcluded } from "../config/excluded-tools.js";
 import type { ComponentName, Config } from "../config/schema.js";
 import type { Registry } from "../pipeline/run.js";
@@ -82,42 +83,71 @@ export function estimateHead(request: EstimateRequest, warm: WarmResult): HeadEs
 }
 
 /**
- * What mask would clear on a re-decision: the outputs it would take (older than its newest
- * `keep_recent`, at least `min_tokens`, not offloaded by a component that runs before it, not
- * the copy a duplicate points to, not excluded), each less a placeholder. An output returned as
- * received is counted as the request counted it (`received`); one returned changed, from the
- * counter's memo, which the run has already filled for these texts.
+ * What mask would clear on a re-decision: mask's own rule (mask/selection.ts) over the outputs
+ * it could take (at least `min_tokens`, not offloaded by a component that runs before it, not
+ * the copy a duplicate points to, not excluded): what it would newly mask less a placeholder
+ * each, less what it masked before and would now give back because the agent works with it
+ * again. An output returned as received is counted as the request counted it (`received`); one
+ * returned changed, from the counter's memo, which the run has already filled for these texts.
  */
 function maskClearance(request: EstimateRequest, warm: WarmResult): Clearance {
   const { transcript, names, config, registry, tokens, received } = request;
   const options = config.components.mask;
-  const firstRecent = transcript.outputs.length - options.keep_recent;
   // Offloads that run before mask take their outputs again on a re-decision; mask takes one a
-  // later offload (cmdfilter, collapse) reduced, from before that offload ran.
+  // later offload (cmdfilter, collapse) reduced, from before that offload ran, and decides again
+  // on the ones it masked itself.
   const maskAt = names.indexOf("mask");
   const offloadsFirst = (name: ComponentName) =>
-    registry[name]?.kind === "offload" && names.indexOf(name) <= maskAt;
+    registry[name]?.kind === "offload" && names.indexOf(name) < maskAt;
+  const decision = (index: number) => warm.decisions.output[index] ?? [];
+  const readable = (index: number) => !decision(index).some(offloadsFirst);
+  const masked = (index: number) => decision(index).includes("mask");
   // The copy a duplicate points to stays readable (dedup, §5 Fidelity): mask leaves it.
   const pointedTo = new Set<string>();
   for (const output of transcript.outputs) {
-    if (warm.decisions.output[output.index]?.includes("dedup")) pointedTo.add(output.text);
+    if (decision(output.index).includes("dedup")) pointedTo.add(output.text);
   }
   const least = Math.max(options.min_tokens, MASK_PLACEHOLDER_TOKENS + 1);
+  const sizes = new Map<number, number | undefined>();
+  /** Tokens of output `index` as a re-decision would find it; undefined when under `least`. */
+  const size = (index: number): number | undefined => {
+    if (sizes.has(index)) return sizes.get(index);
+    const output = transcript.outputs[index];
+    let found: number | undefined;
+    if (output && readable(index) && !pointedTo.has(output.text)) {
+      const text = masked(index) ? output.text : (warm.texts.output[index] ?? output.text);
+      // Up to EXACT_CHARS the received count is exact, and at least `least` exactly when
+      // TokenCounter.atLeast says so.
+      const known =
+        text === output.text && text.length <= EXACT_CHARS ? received[index] : undefined;
+      const large = known === undefined ? tokens.atLeast(text, least) : known >= least;
+      if (large && !isExcluded(output.call?.name, config, "mask")) {
+        found = known ?? tokens.estimate(text);
+      }
+    }
+    sizes.set(index, found);
+    return found;
+  };
+  const taken = new Set(
+    maskSelection({
+      outputs: transcript.outputs,
+      agentText: transcript.agentText,
+      keepRecent: options.keep_recent,
+      workingSetTokens: options.working_set_tokens,
+      mayTake: (index) => size(index) !== undefined,
+      readable,
+      tokensWithin: (index, limit) => {
+        const found = size(index);
+        return found !== undefined && found <= limit ? found : undefined;
+      },
+    }),
+  );
   let cleared = 0;
   let first: number | undefined;
   for (const output of transcript.outputs) {
-    if (output.index >= firstRecent) break;
-    const decision = warm.decisions.output[output.index] ?? [];
-    if (decision.some(offloadsFirst)) continue;
-    if (pointedTo.has(output.text)) continue;
-    const text = warm.texts.output[output.index] ?? output.text;
-    // Up to EXACT_CHARS the received count is exact, and at least `least` exactly when
-    // TokenCounter.atLeast says so.
-    const known =
-      text === output.text && text.length <= EXACT_CHARS ? received[output.index] : undefined;
-    if (known === undefined ? !tokens.atLeast(text, least) : known < least) continue;
-    if (isExcluded(output.call?.name, config, "mask")) continue;
-    cleared += (known ?? tokens.estimate(text)) - MASK_PLACEHOLDER_TOKENS;
+    const found = size(output.index);
+    if (found === undefined || taken.has(output.index) === masked(output.index)) continue;
+    cleared += (taken.has(output.index) ? 1 : -1) * (found - MASK_PLACEHOLDER_TOKENS);
     first ??= output.index;
   }
   return first === undefined

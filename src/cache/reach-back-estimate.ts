@@ -60,6 +60,7 @@ export function reachBackClearance(
     redecide: false,
     messageCount: transcript.messageCount,
     goal: transcript.goal,
+    agentText: transcript.agentText,
     mode: "full",
     marker: () => ESTIMATE_MARKER,
     hint: EXPAND_HINT,

@@ -1,13 +1,17 @@
 import { peekOf } from "../content/peek.js";
-import type { RequestComponent, Selection } from "../pipeline/types.js";
+import type { RequestComponent } from "../pipeline/types.js";
 import { markedPhrase } from "./marked-phrase.js";
+import { maskSelection } from "./mask/selection.js";
 
 export const MASKED = "[older tool output masked]";
 
 /**
- * Offload that reaches back: every tool output older than the newest `keep_recent` (by position
- * among the request's tool outputs) is replaced by a placeholder that names what it hid
- * (`[older tool output masked: Read /src/app.py lines 1-40]`). It changes an output because
+ * Offload that reaches back and hides by need, not by age (§5): of the tool outputs older than
+ * the newest `keep_recent`, those superseded by a later output on the same target go first, and
+ * those the agent no longer works with follow; the ones it still works with (named by its newest
+ * calls or words, or the read of a file it has edited since) are kept within
+ * `working_set_tokens` (mask/selection.ts). Each is replaced by a placeholder that names what it
+ * hid (`[older tool output masked: Read /src/app.py lines 1-40]`). It changes an output because
  * newer ones arrived, so it decides only when the head may be re-decided (§4a); what it masked
  * then is replayed on later warm turns.
  */
@@ -19,15 +23,20 @@ export const mask = {
   bounds: false,
   readsLines: false,
   select(options, context) {
-    const picked: Selection[] = [];
-    const firstRecent = context.outputs.length - options.keep_recent;
-    for (const output of context.outputs) {
-      if (output.index >= firstRecent) break;
-      if (!context.mayChange(output.index)) continue;
-      if (!context.atLeastTokens(output.text, options.min_tokens)) continue;
-      picked.push({ index: output.index });
-    }
-    return picked;
+    const { outputs } = context;
+    const text = (index: number) => outputs[index]?.text ?? "";
+    const indexes = maskSelection({
+      outputs,
+      agentText: context.agentText,
+      keepRecent: options.keep_recent,
+      workingSetTokens: options.working_set_tokens,
+      mayTake: (index) =>
+        context.mayChange(index) && context.atLeastTokens(text(index), options.min_tokens),
+      readable: (index) => !context.wasOffloaded(index),
+      tokensWithin: (index, limit) =>
+        context.atLeastTokens(text(index), limit + 1) ? undefined : context.tokens(text(index)),
+    });
+    return indexes.map((index) => ({ index }));
   },
   reduce(output, _options, context) {
     // A head-peek of what was hidden (the read's path and lines, the command, the first line),

@@ -47,10 +47,16 @@ export const componentsSchema = z.strictObject({
   textclean: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
   searchfold: z.strictObject({ ...common, min_tokens: count.default(50) }).prefault({}),
   mask: z
-    .strictObject({ ...common, keep_recent: count.default(3), min_tokens: count.default(100) })
+    .strictObject({
+      ...common,
+      keep_recent: count.default(1),
+      min_tokens: count.default(100),
+      /** Most tokens of older outputs kept because the agent still works with them. */
+      working_set_tokens: count.default(4000),
+    })
     .prefault({}),
   mask_calls: z
-    .strictObject({ ...common, keep_recent: count.default(3), min_tokens: count.default(200) })
+    .strictObject({ ...common, keep_recent: count.default(2), min_tokens: count.default(50) })
     .prefault({}),
   dedup: z.strictObject({ ...common, min_tokens: count.default(100) }).prefault({}),
   failed_run: z.strictObject({ ...common, min_tokens: count.default(100) }).prefault({}),

@@ -3,6 +3,7 @@ import { SENTINEL } from "../expand/markers.js";
 import { codeAt } from "../text/char-code.js";
 import type { ToolCall, ToolOutput } from "../wire/types.js";
 import { isReadTool } from "./class-by-call.js";
+import { askedLines, readPath } from "./target.js";
 
 /**
  * A short description of what a tool output was, for a placeholder that hides it (mask), so the
@@ -33,27 +34,14 @@ function describe({ call, text }: ToolOutput): string {
 
 function readOf(call: ToolCall): string {
   const input = isRecord(call.input) ? call.input : {};
-  const path = [input.file_path, input.path, input.filePath, input.notebook_path].find(
-    (value) => typeof value === "string",
-  );
-  const range = rangeOf(input);
-  return [call.name, path, range].filter((part) => part !== undefined).join(" ");
-}
-
-function rangeOf(input: Record<string, unknown>): string | undefined {
-  const { offset, limit, view_range: view, start_line: first, end_line: last } = input;
-  if (isLine(offset) && isLine(limit)) return `lines ${offset}-${offset + limit - 1}`;
-  if (isLine(offset)) return `from line ${offset}`;
-  if (isLine(limit)) return `lines 1-${limit}`;
-  if (Array.isArray(view) && isLine(view[0]) && typeof view[1] === "number") {
-    return view[1] < 0 ? `from line ${view[0]}` : `lines ${view[0]}-${view[1]}`;
-  }
-  if (isLine(first)) return isLine(last) ? `lines ${first}-${last}` : `from line ${first}`;
-  return undefined;
-}
-
-function isLine(value: unknown): value is number {
-  return typeof value === "number" && Number.isInteger(value) && value > 0;
+  const lines = askedLines(input);
+  const range =
+    lines === undefined
+      ? undefined
+      : lines.last === Infinity
+        ? `from line ${lines.first}`
+        : `lines ${lines.first}-${lines.last}`;
+  return [call.name, readPath(input), range].filter((part) => part !== undefined).join(" ");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

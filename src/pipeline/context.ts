@@ -42,6 +42,7 @@ export function componentContext(
     redecide: request.redecide,
     messageCount: transcript.messageCount,
     goal: transcript.goal,
+    agentText: transcript.agentText,
     mode,
     hint: mode === "full" ? EXPAND_HINT : "",
     marker(original) {

@@ -1,4 +1,5 @@
 import type { ComponentName, ComponentsConfig, MarkerMode } from "../config/schema.js";
+import type { AgentText } from "../wire/transcript.js";
 import type { Provider, SlotKind, ToolOutput, Upstream } from "../wire/types.js";
 import type { ModelCallReport } from "./report.js";
 
@@ -28,6 +29,8 @@ export interface ComponentContext {
   readonly messageCount: number;
   /** Text of the last user message: the agent's current goal. */
   readonly goal: string;
+  /** The agent's own words: the text of its (assistant) messages, in message order. */
+  readonly agentText: readonly AgentText[];
   /** Effective marker mode for this component (full degrades to off without a persisting store). */
   readonly mode: MarkerMode;
   /**

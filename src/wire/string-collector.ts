@@ -9,6 +9,8 @@ export interface ContentString {
   readonly messageIndex: number;
   /** Set for tool outputs; other strings (user and assistant text) are only counted. */
   readonly tool?: { readonly call: ToolCall | undefined; readonly isError: boolean };
+  /** Set for the agent's own words (an assistant message's text), which components may read. */
+  readonly byAgent?: true;
 }
 
 /**
@@ -55,6 +57,13 @@ export class StringCollector {
       const text = this.scan.text.slice(span.start, span.end);
       this.calls.push({ path, span, text, literal: "json", messageIndex, call });
     }
+  }
+
+  /** Adds a text the agent wrote itself (assistant message content). */
+  addAgentText(path: string, text: unknown, messageIndex: number): void {
+    if (typeof text !== "string") return;
+    const span = this.scan.strings.get(path);
+    if (span) this.strings.push({ path, span, text, messageIndex, byAgent: true });
   }
 
   add(path: string, text: unknown, messageIndex: number, tool?: ContentString["tool"]): void {

@@ -17,6 +17,14 @@ export interface Transcript {
   readonly messageCount: number;
   /** Text of the last user message that has text: the agent's current goal. */
   readonly goal: string;
+  /** The agent's own words: the text of its (assistant) messages, in message order. */
+  readonly agentText: readonly AgentText[];
+}
+
+/** A text the agent wrote itself, and the message that holds it. */
+export interface AgentText {
+  readonly messageIndex: number;
+  readonly text: string;
 }
 
 /**
@@ -63,6 +71,7 @@ export function readTranscript(
     provider: shape.name,
     strings: found.strings,
     goal: found.goal,
+    agentText: found.strings.filter((item) => item.byAgent === true),
     slots: { output: outputs, call: calls },
     outputs,
     messageCount: messages.length,

@@ -200,10 +200,13 @@ describe("the estimate follows mask's own rule (mask/selection.ts)", () => {
         perChar: tokensPerChar(transcript, messageTokens(transcript)),
       },
       {
-        texts,
-        decisions: texts.map((_, index) =>
-          internDecision(maskedBefore.includes(index) ? ["mask"] : []),
-        ),
+        texts: { output: texts, call: [] },
+        decisions: {
+          output: texts.map((_, index) =>
+            internDecision(maskedBefore.includes(index) ? ["mask"] : []),
+          ),
+          call: [],
+        },
         tokens: messageTokens(transcriptOf(warmText)),
         length: warmText.length,
       },

@@ -4,7 +4,8 @@ import { componentsSchema, type MarkerMode } from "../../src/config/schema.js";
 import type { ToolOutput } from "../../src/wire/types.js";
 import { fakeContext, idOf, requestChanges } from "../support/component-context.js";
 
-const defaults = componentsSchema.parse({}).mask_calls;
+/** The newest three calls kept, values under 200 tokens left alone. */
+const defaults = { ...componentsSchema.parse({}).mask_calls, keep_recent: 3, min_tokens: 200 };
 /** A payload well over mask_calls' 200-token floor: `lines` lines of code. */
 const payload = (label: string, lines = 40) =>
   Array.from({ length: lines }, (_, at) => `    ${label}_${at} = compute(${at}, "${label}")`).join(

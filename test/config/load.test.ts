@@ -40,7 +40,12 @@ describe("configuration", () => {
     expect(config.server).toMatchObject({ port: 4000, host: "0.0.0.0" });
     expect(config.limits.body_bytes).toBe(32 * 1024 * 1024);
     expect(configuredPipeline(config)).toEqual(presets.agent);
-    expect(config.components.mask).toMatchObject({ keep_recent: 3, min_tokens: 100 });
+    expect(config.components.mask).toMatchObject({
+      keep_recent: 1,
+      min_tokens: 100,
+      working_set_tokens: 4000,
+    });
+    expect(config.components.mask_calls).toMatchObject({ keep_recent: 2, min_tokens: 50 });
   });
 
   it.each([

@@ -42,6 +42,7 @@ function transcriptOf(items: readonly (readonly [number, string, boolean?])[]): 
     outputs,
     messageCount: Math.max(0, ...items.map(([message]) => message + 1)),
     goal: "",
+    agentText: [],
   };
 }
 

@@ -116,13 +116,15 @@ describe("mask_calls through POST /compact (§5)", () => {
       const response = await postCompact(app, text, { headers });
       const out = await response.text();
       const calls = callsOf(out) as Record<string, string>[];
-      // The two oldest calls are cleared; each is still an object with the same keys.
+      // The three oldest calls are cleared (the newest two kept: keep_recent 2); each is still an
+      // object with the same keys.
       expect(calls.map((call) => Object.keys(call))).toEqual(
         FILES.map(() => ["file_path", "old_string", "new_string"]),
       );
       expect(calls.map((call) => call.file_path)).toEqual(FILES);
       expect(calls[0]?.new_string).toMatch(/^\[40 lines sent earlier\] <<cg:[0-9a-f]{16}>>$/);
-      expect(calls[2]?.new_string).toBe(payload("new2"));
+      expect(calls[2]?.new_string).toMatch(/^\[40 lines sent earlier\] <<cg:[0-9a-f]{16}>>$/);
+      expect(calls[3]?.new_string).toBe(payload("new3"));
       const [id] = markerIds(calls[0]?.new_string ?? "");
       const expanded = await app.request(`/expand?id=${id}&session=edits`);
       expect(await expanded.text()).toBe(payload("new0"));

@@ -8,6 +8,7 @@ import type {
   OptionsOf,
   RequestComponent,
 } from "../../src/pipeline/types.js";
+import type { AgentText } from "../../src/wire/transcript.js";
 import type { ToolCall, ToolOutput } from "../../src/wire/types.js";
 import { testIdOf } from "./hash-key.js";
 
@@ -25,6 +26,8 @@ export function fakeContext(
   options: {
     mode?: MarkerMode;
     goal?: string;
+    /** The agent's own texts (assistant messages), in message order. */
+    agentText?: readonly AgentText[];
     /** Outputs the component may not change (already sent, marked, expanded). */
     fixed?: ReadonlySet<number>;
     /** Outputs an earlier offload reduced. */
@@ -43,6 +46,7 @@ export function fakeContext(
     redecide: options.redecide ?? true,
     messageCount: outputs.length * 2 + 1,
     goal: options.goal ?? "",
+    agentText: options.agentText ?? [],
     mode,
     stashed,
     hint: mode === "full" ? EXPAND_HINT : "",

@@ -21,13 +21,17 @@ export function anthropicStrings(
   messages.forEach((message, index) => {
     if (!isRecord(message)) return;
     const { role, content } = message;
+    const add = (path: string, text: unknown) =>
+      role === "assistant"
+        ? collector.addAgentText(path, text, index)
+        : collector.add(path, text, index);
     if (typeof content === "string") {
-      collector.add(`${index}/content`, content, index);
+      add(`${index}/content`, content);
     } else if (Array.isArray(content)) {
       content.forEach((block, blockIndex) => {
         if (!isRecord(block)) return;
         const path = `${index}/content/${blockIndex}`;
-        if (block.type === "text") collector.add(`${path}/text`, block.text, index);
+        if (block.type === "text") add(`${path}/text`, block.text);
         else if (block.type === "tool_use") {
           const call = rememberCall(block, calls);
           if (call) collector.addCall(`${path}/input`, block.input, index, call);

@@ -43,13 +43,16 @@ export function openaiStrings(messages: readonly unknown[], scan: BodyScan): Con
             isError: false,
           }
         : undefined;
+    const add = (path: string, text: unknown) =>
+      role === "assistant"
+        ? collector.addAgentText(path, text, index)
+        : collector.add(path, text, index, tool);
     if (typeof content === "string") {
-      collector.add(`${index}/content`, content, index, tool);
+      add(`${index}/content`, content);
     } else if (Array.isArray(content)) {
       content.forEach((part, partIndex) => {
-        if (isRecord(part) && part.type === "text") {
-          collector.add(`${index}/content/${partIndex}/text`, part.text, index, tool);
-        }
+        if (isRecord(part) && part.type === "text")
+          add(`${index}/content/${partIndex}/text`, part.text);
       });
     }
     if (role === "user") {

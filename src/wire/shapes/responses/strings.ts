@@ -44,12 +44,15 @@ export function responsesStrings(items: readonly unknown[], scan: BodyScan): Con
       }
     } else if (isMessage(item)) {
       const { content } = item;
+      const add = (path: string, text: unknown) =>
+        item.role === "assistant"
+          ? collector.addAgentText(path, text, index)
+          : collector.add(path, text, index);
       if (typeof content === "string") {
-        collector.add(`${index}/content`, content, index);
+        add(`${index}/content`, content);
       } else if (Array.isArray(content)) {
         content.forEach((part, partIndex) => {
-          if (isTextPart(part))
-            collector.add(`${index}/content/${partIndex}/text`, part.text, index);
+          if (isTextPart(part)) add(`${index}/content/${partIndex}/text`, part.text);
         });
       }
       if (item.role === "user") {
