@@ -11,6 +11,7 @@ import { decide } from "./decide.js";
 import { carriesTool, toolsDecided, withExpandTool } from "./expand-tool.js";
 import type { CompactResult } from "./options.js";
 import { returnedConversation } from "./returned-chain.js";
+import { planOptions } from "./stash-memo.js";
 import {
   type CompactContext,
   type History,
@@ -77,10 +78,13 @@ export async function commit(
   options.ahead?.(answer);
   // What this compactor put for the session lately is not sent again (stash-memo.ts), while the
   // store still holds the session's ledger: a store that lost it may have lost the rest.
-  const stash = memos.stashed.plan(request.session, store.persists ? entries : [], history.now, {
-    trusted: history.ledger.lastRequestAt !== undefined,
-    hash: request.hash,
-  });
+  const kept = store.persists ? entries : [];
+  const stash = memos.stashed.plan(
+    request.session,
+    kept,
+    history.now,
+    planOptions(request, history),
+  );
   try {
     await store.put(request.session, stash.entries, { ledger });
   } catch (error) {

@@ -1,5 +1,6 @@
 import { SizedMemo } from "../pipeline/sized-memo.js";
 import type { StashEntry } from "../store/types.js";
+import type { History, ParsedRequest } from "./turn.js";
 
 /** A value this long or shorter is remembered as it is; a longer one by its content id. */
 const LITERAL_CHARS = 32;
@@ -16,6 +17,25 @@ const FRESH_SHARE = 0.5;
 interface Put {
   readonly print: string;
   readonly at: number;
+}
+
+/** What a plan reads beside the entries. */
+export interface PlanOptions {
+  /** False when the store may have lost the session (its ledger is gone): nothing is held. */
+  readonly trusted: boolean;
+  /** The content id of a value. */
+  readonly hash: (text: string) => string;
+}
+
+/**
+ * What a request's put may take as held: nothing once its session's ledger is gone from the
+ * store (a store that lost the ledger may have lost the rest); values told by the request's ids.
+ */
+export function planOptions(
+  request: Pick<ParsedRequest, "hash">,
+  history: Pick<History, "ledger">,
+): PlanOptions {
+  return { trusted: history.ledger.lastRequestAt !== undefined, hash: request.hash };
 }
 
 /** What one put of a session must carry, and how to remember it once acknowledged. */
@@ -65,22 +85,19 @@ export class StashMemo {
   /**
    * The entries of a put that `session` makes at `now` which the store may not hold: those not
    * put with the same value within the fresh share of the lifetime before `now`, or every one
-   * when the store is not `trusted` with what was put. `hash` gives the content id of a value.
+   * when the store is not `trusted` with what was put.
    */
   plan(
     session: string,
     entries: readonly StashEntry[],
     now: number,
-    { trusted, hash }: { readonly trusted: boolean; readonly hash: (text: string) => string },
+    options: PlanOptions,
   ): StashPlan {
     const pending: { key: string; print: string; entry: StashEntry }[] = [];
     for (const entry of entries) {
-      const key = `${session}\u0000${entry.key}`;
-      const print =
-        entry.value.length <= LITERAL_CHARS ? `=${entry.value}` : `#${hash(entry.value)}`;
-      const known = trusted ? this.#puts.get(key) : undefined;
-      if (known?.print === print && this.#fresh(known.at, now)) continue;
-      pending.push({ key, print, entry });
+      const key = memoKey(session, entry);
+      const print = printOf(entry.value, options.hash);
+      if (!this.#holds(key, print, now, options.trusted)) pending.push({ key, print, entry });
     }
     return {
       entries: pending.map(({ entry }) => entry),
@@ -90,9 +107,29 @@ export class StashMemo {
     };
   }
 
+  /** Whether a put `session` makes at `now` would leave `entry` out (plan). */
+  holds(session: string, entry: StashEntry, now: number, options: PlanOptions): boolean {
+    const print = printOf(entry.value, options.hash);
+    return this.#holds(memoKey(session, entry), print, now, options.trusted);
+  }
+
+  #holds(key: string, print: string, now: number, trusted: boolean): boolean {
+    const known = trusted ? this.#puts.get(key) : undefined;
+    return known?.print === print && this.#fresh(known.at, now);
+  }
+
   /** A put at `at` is still well inside the store's lifetime at `now` (a clock set back: not). */
   #fresh(at: number, now: number): boolean {
     const age = now - at;
     return age >= 0 && age < this.#freshMs;
   }
+}
+
+function memoKey(session: string, entry: StashEntry): string {
+  return `${session}\u0000${entry.key}`;
+}
+
+/** A value as remembered: `=` and itself when short, else `#` and its content id. */
+function printOf(value: string, hash: (text: string) => string): string {
+  return value.length <= LITERAL_CHARS ? `=${value}` : `#${hash(value)}`;
 }
