@@ -61,7 +61,8 @@ export const descriptions: Readonly<Record<string, string>> = {
   "store.enabled":
     "Keep originals so markers can be resolved. `false` is clean mode: nothing stored, no expand tool.",
   "store.backend": "`memory` (per process) or `redis` (shared by replicas).",
-  "store.ttl_seconds": "How long an original is kept; every read slides it.",
+  "store.ttl_seconds":
+    "How long an original is kept; every read slides it, and a session that keeps sending it puts it again every half of it.",
   "store.max_entries": "Memory store: most originals held (LRU beyond).",
   "store.max_sessions": "Memory store: most sessions recorded as owners of one original.",
   "store.max_bytes":

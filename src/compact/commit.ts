@@ -11,6 +11,7 @@ import { decide } from "./decide.js";
 import { carriesTool, toolsDecided, withExpandTool } from "./expand-tool.js";
 import type { CompactResult } from "./options.js";
 import { returnedConversation } from "./returned-chain.js";
+import { planOptions } from "./stash-memo.js";
 import {
   type CompactContext,
   type History,
@@ -20,10 +21,10 @@ import {
 } from "./turn.js";
 
 /**
- * The last step: the ledger's new head and every original to stash, in one acknowledged write
- * (one round trip on Redis), then the answer — with the expand tool where it goes (§8.1). When
- * the write fails nothing is kept, and the answer is the one a store that keeps nothing gives
- * (withoutStash).
+ * The last step: the ledger's new head and every original to stash that the store may not hold
+ * yet, in one acknowledged write (one round trip on Redis), then the answer — with the expand
+ * tool where it goes (§8.1). When the write fails nothing is kept, and the answer is the one a
+ * store that keeps nothing gives (withoutStash).
  */
 export async function commit(
   context: CompactContext,
@@ -75,13 +76,23 @@ export async function commit(
   const answer = addTool ? withExpandTool(result, request) : result;
   if (options.dryRun) return answer;
   options.ahead?.(answer);
+  // What this compactor put for the session lately is not sent again (stash-memo.ts), while the
+  // store still holds the session's ledger: a store that lost it may have lost the rest.
+  const kept = store.persists ? entries : [];
+  const stash = memos.stashed.plan(
+    request.session,
+    kept,
+    history.now,
+    planOptions(request, history),
+  );
   try {
-    await store.put(request.session, entries, { ledger });
+    await store.put(request.session, stash.entries, { ledger });
   } catch (error) {
     // Nothing was kept: no marker may stand without its stash (§7), nor may a body this big
     // go on unreduced (§1).
     return withoutStash(context, turn, treatment, error);
   }
+  stash.remember();
   return answer;
 }
 

@@ -27,7 +27,11 @@ export class Compactor {
       config: deps.config,
       store: deps.store,
       registry: deps.registry,
-      memos: new CompactorMemos(deps.config.limits.memo_bytes, this.#hashKey),
+      memos: new CompactorMemos(
+        deps.config.limits.memo_bytes,
+        this.#hashKey,
+        deps.config.store.ttl_seconds * 1000,
+      ),
       clock: deps.clock ?? Date.now,
     };
   }

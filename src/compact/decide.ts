@@ -6,6 +6,7 @@ import { runPipeline } from "../pipeline/run.js";
 import { messagesView } from "../wire/message-views.js";
 import { toolsDecided } from "./expand-tool.js";
 import type { Passthrough } from "./options.js";
+import { planOptions } from "./stash-memo.js";
 import {
   type CompactContext,
   type Decided,
@@ -53,6 +54,15 @@ export async function decide(
     ? head?.tool === true || (ability.able && ability.declared)
     : ability.able && (ability.declared || toolsDecided(history, treatment) || head?.tool === true);
   const frozen = replays ? history.frozen : NOTHING_FROZEN;
+  // An original the session already stashed stays out of the put (commit.ts), so it is not
+  // sent ahead of it either.
+  const stashed = planOptions(request, history);
+  const stage = (value: string, id?: string) => {
+    const held =
+      id !== undefined &&
+      memos.stashed.holds(request.session, { key: id, value }, history.now, stashed);
+    if (!held) store.stage?.(value);
+  };
   const run = await runPipeline(
     {
       registry,
@@ -62,7 +72,7 @@ export async function decide(
       // Originals are stashed only with full markers (reformat records included).
       stage:
         persists && config.marker_mode === "full" && store.stage && !options.dryRun
-          ? (value: string) => store.stage?.(value)
+          ? stage
           : undefined,
     },
     {

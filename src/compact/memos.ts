@@ -5,12 +5,14 @@ import { memoiseHash } from "../pipeline/hash-memo.js";
 import { OutputMemo } from "../pipeline/output-memo.js";
 import { TokenCounter } from "../pipeline/tokens.js";
 import { ChainMemo } from "../session/chain.js";
+import { StashMemo } from "./stash-memo.js";
 
 /**
  * What a compactor remembers in its own memory to make a re-sent history cheap: token counts,
- * component results, content ids, content classes, conversation chains, re-decisions. Each is
- * an optimisation, never a source of truth (a miss recomputes the same answer), and together
- * they share `limits.memo_bytes`.
+ * component results, content ids, content classes, conversation chains, re-decisions, the
+ * originals it put to the store lately. Each is an optimisation, never a source of truth (a miss
+ * recomputes the same answer, or puts the same original again), and together they share
+ * `limits.memo_bytes`.
  */
 export class CompactorMemos {
   readonly tokens: TokenCounter;
@@ -22,16 +24,20 @@ export class CompactorMemos {
   /** Texts longer than this are more than the shared id memo keeps. */
   readonly longChars: number;
   readonly chains: ChainMemo;
+  /** What this compactor put to the store, per session, within the store's lifetime. */
+  readonly stashed: StashMemo;
 
-  constructor(memoBytes: number, hashKey: string) {
+  /** `storeLifetimeMs`: how long the store keeps what was put (`store.ttl_seconds`). */
+  constructor(memoBytes: number, hashKey: string, storeLifetimeMs: number) {
     // UTF-16 text is two bytes a character.
     const chars = memoBytes / 2;
-    this.tokens = new TokenCounter(Math.floor(chars * 0.33));
+    this.tokens = new TokenCounter(Math.floor(chars * 0.3));
     this.outputs = new OutputMemo(Math.floor(chars * 0.31));
     this.redecisions = new Redecisions(Math.floor(chars * 0.02));
     this.classes = new ContentClasses(Math.floor(chars * 0.05));
     this.hash = memoiseHash(contentHasher(hashKey), Math.floor(chars * 0.15));
     this.longChars = Math.floor((chars * 0.15) / 2);
     this.chains = new ChainMemo(Math.floor(chars * 0.14));
+    this.stashed = new StashMemo(Math.floor(chars * 0.03), storeLifetimeMs);
   }
 }

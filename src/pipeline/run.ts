@@ -30,9 +30,10 @@ export interface PipelineDeps {
   readonly hash: (text: string) => string;
   /**
    * Told what the store's put will likely carry, before it does (Store.stage): the original of
-   * each output a run decides anew, as the run starts, and each value as it is stashed.
+   * each output a run decides anew, as the run starts, and each value as it is stashed (with
+   * `id`, the marker id it is stashed under, for an offload's original).
    */
-  readonly stage?: ((value: string) => void) | undefined;
+  readonly stage?: ((value: string, id?: string) => void) | undefined;
 }
 
 export interface RunRequest {

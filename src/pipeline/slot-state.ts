@@ -47,8 +47,8 @@ export class StashBook {
 
   constructor(
     readonly hash: (text: string) => string,
-    /** Told each value stashed anew (PipelineDeps.stage). */
-    private readonly stage?: (value: string) => void,
+    /** Told each value stashed anew, with its marker id if it has one (PipelineDeps.stage). */
+    private readonly stage?: (value: string, id?: string) => void,
   ) {}
 
   /** Keeps `value` under `key` (a marker id or a record), held by received message `message`. */
@@ -62,7 +62,7 @@ export class StashBook {
       return;
     }
     this.stashes.set(name, { key, value, messages: new Set([message]) });
-    this.stage?.(value);
+    this.stage?.(value, typeof key === "string" ? key : undefined);
   }
 }
 
@@ -167,7 +167,7 @@ export type SlotLanes = Readonly<Record<SlotKind, SlotLane>>;
 export function slotLanes(
   slots: Readonly<Record<SlotKind, readonly Slot[]>>,
   hash: (text: string) => string,
-  stage?: (value: string) => void,
+  stage?: (value: string, id?: string) => void,
 ): SlotLanes {
   const book = new StashBook(hash, stage);
   return {

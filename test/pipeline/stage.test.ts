@@ -7,7 +7,7 @@ import { createStore } from "../../src/store/create.js";
 import type { StashEntry, Store } from "../../src/store/types.js";
 import { CLEAN, withoutDeadline } from "../support/app.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
-import { TEST_HASH_KEY } from "../support/hash-key.js";
+import { TEST_HASH_KEY, testIdOf } from "../support/hash-key.js";
 
 /**
  * What a put will carry is told to the store before it (Store.stage): the original of each output
@@ -85,6 +85,26 @@ describe("values a run stashes", () => {
       { staged: next },
       { staged: JSON.stringify({ command: "step 3" }) },
     ]);
+  });
+
+  it("leave out an original the session already stashed: the put leaves it out too", async () => {
+    const { compactor, events } = recording({});
+    const first = await compactor.compact(body, { session: "stashed", cache: "cold" });
+    expect(first.markerIds).toContain(testIdOf(huge));
+
+    events.length = 0;
+    const next = logOutput(20, "c");
+    const outputs = [logOutput(20, "a"), huge, logOutput(20, "b"), next];
+    const second = await compactor.compact(openaiBody(outputs, { tools: TOOLS }), {
+      session: "stashed",
+    });
+    expect(second.cache.state).toBe("warm");
+    expect(second.markerIds).toContain(testIdOf(huge));
+    const values = events.flatMap((event) =>
+      "staged" in event ? [event.staged] : event.put.map(({ value }) => value),
+    );
+    expect(values).toContain(next);
+    expect(values).not.toContain(huge);
   });
 
   it("are none in clean mode, where nothing is stashed", async () => {
