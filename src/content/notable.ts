@@ -15,39 +15,14 @@ import type { JsonSpan } from "./json-outline.js";
  * each ending with a letter (notableItems relies on it).
  */
 const ERROR_WORDS = [
-  "error",
-  "fail",
-  "exception",
-  "panic",
-  "fatal",
-  "traceback",
-  "crash",
-  "backoff",
-  "oomkilled",
-  "evicted",
-  "unhealthy",
-  "denied",
-  "refused",
-  "timed?\\s?out",
-  "invalid",
-  "missing",
-  "not\\s?found",
-  "unavailable",
-  "degraded",
-];
+  "error fail exception panic fatal traceback crash backoff oomkilled evicted unhealthy denied",
+  "refused timed?\\s?out invalid missing not\\s?found unavailable degraded",
+]
+  .join(" ")
+  .split(" ");
 /** Names of status-like fields. */
-const STATUS_NAMES = [
-  "status",
-  "phase",
-  "state",
-  "health",
-  "healthy",
-  "ready",
-  "condition",
-  "result",
-  "outcome",
-  "conclusion",
-];
+const STATUS_NAMES =
+  "status phase state health healthy ready condition result outcome conclusion".split(" ");
 
 /**
  * Words (lower case, each starting with a letter) as alternatives of one pattern, those that
