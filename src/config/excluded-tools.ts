@@ -32,9 +32,26 @@ export function isExcluded(
   component: ComponentName,
 ): boolean {
   if (toolName === undefined) return false;
-  const name = toolName.toLowerCase();
-  const matches = (listed: string) => listed.toLowerCase() === name;
-  return (
-    config.exclude_tools.some(matches) || config.components[component].exclude_tools.some(matches)
-  );
+  return excludedBy(config, component).has(toolName.toLowerCase());
+}
+
+/** The lower-cased names each component leaves alone, by config (asked for every output). */
+const excluded = new WeakMap<object, Map<ComponentName, ReadonlySet<string>>>();
+
+function excludedBy(
+  config: Pick<Config, "exclude_tools" | "components">,
+  component: ComponentName,
+): ReadonlySet<string> {
+  let byComponent = excluded.get(config);
+  if (byComponent === undefined) {
+    byComponent = new Map();
+    excluded.set(config, byComponent);
+  }
+  let names = byComponent.get(component);
+  if (names === undefined) {
+    const listed = [...config.exclude_tools, ...config.components[component].exclude_tools];
+    names = new Set(listed.map((name) => name.toLowerCase()));
+    byComponent.set(component, names);
+  }
+  return names;
 }

@@ -18,6 +18,21 @@ import type { LineRange, Target } from "./target.js";
  *   pattern and `sed`'s or `awk`'s script left out; a `path::test` or `path:line` names `path`.
  */
 export function commandTarget(command: string): Target {
+  let target = targets.get(command);
+  if (target === undefined) {
+    target = readCommand(command);
+    // Agents re-send the same command lines every turn: the newest thousands are remembered.
+    if (targets.size >= MAX_REMEMBERED) targets.delete(targets.keys().next().value as string);
+    targets.set(command, target);
+  }
+  return target;
+}
+
+/** Targets of command lines read so far, by line: a pure function's results, oldest first. */
+const targets = new Map<string, Target>();
+const MAX_REMEMBERED = 4096;
+
+function readCommand(command: string): Target {
   const line = command.trim().replace(/\s+/g, " ");
   const pipelines = pipelinesOf(command);
   if (pipelines.length === 1) {
