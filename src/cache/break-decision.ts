@@ -63,12 +63,16 @@ const NO_BREAK: BreakPrice = Object.freeze({ pays: false, saving: 0, cost: 0 });
 
 /**
  * Whether any break could pay in this context, whatever it would clear: the conversation has a
- * history of at least MIN_TURNS requests, a cached token costs something, and the cache lives.
+ * history of at least MIN_TURNS requests, MIN_WARM_RUN of them since its last cold request or
+ * break, a cached token costs something, and the cache lives.
  * A request that fails this needs no estimate of what a re-decision would clear.
  */
 export function breakPossible(context: BreakContext): boolean {
   const { pricing, history, lifetimeMs } = context;
-  return history !== undefined && history.turns >= MIN_TURNS && pricing.read > 0 && lifetimeMs > 0;
+  if (history === undefined || history.turns < MIN_TURNS) return false;
+  const lastCleared = Math.max(history.lastCold, history.lastBreak);
+  if (lastCleared > 0 && history.turns - lastCleared < MIN_WARM_RUN) return false;
+  return pricing.read > 0 && lifetimeMs > 0;
 }
 
 /** Whether breaking the warm prefix to clear `estimate.cleared` tokens pays. Deterministic. */
@@ -78,8 +82,6 @@ export function priceBreak(context: BreakContext, estimate: HeadEstimate): Break
   if (estimate.cleared < MIN_CLEARED_SHARE * estimate.tokens || estimate.cleared <= 0) {
     return NO_BREAK;
   }
-  const lastCleared = Math.max(history.lastCold, history.lastBreak);
-  if (lastCleared > 0 && history.turns - lastCleared < MIN_WARM_RUN) return NO_BREAK;
   const warmNow = warmth(context.now - context.previousAt, lifetimeMs);
   const spacing = Math.max(0, context.previousAt - history.since) / (history.turns - 1);
   // A later turn is warm as often as its idle time stays within the lifetime, and as the
