@@ -25,6 +25,26 @@ export interface WarmResult {
 }
 
 /**
+ * The most any re-decision of a warm request could clear, from what it already knows: the tokens
+ * as received of every slot no component that reaches back has cleared yet (an offload returns
+ * a slot no longer than it came; one already masked can only be given back). Below
+ * MIN_CLEARED_SHARE of the request no priced break is possible, so the estimate need not run.
+ */
+export function clearableAtMost(
+  slotTokens: Readonly<Record<SlotKind, readonly number[]>>,
+  decisions: Readonly<Record<SlotKind, readonly Decision[]>>,
+): number {
+  let most = 0;
+  for (const kind of ["output", "call"] as const) {
+    const cleared = kind === "output" ? "mask" : "mask_calls";
+    for (const [index, tokens] of slotTokens[kind].entries()) {
+      if (!decisions[kind][index]?.includes(cleared)) most += tokens;
+    }
+  }
+  return most;
+}
+
+/**
  * What a character of the body costs the model in tokens, from its content strings and the
  * agent's calls as received: their tokens over the characters of their JSON literals. Applied to a stretch of the body it
  * counts what the model reads there, the agent's tool calls included (they are read and cached

@@ -1,8 +1,8 @@
-import { type BreakContext, priceBreak } from "../cache/break-decision.js";
+import { type BreakContext, MIN_CLEARED_SHARE, priceBreak } from "../cache/break-decision.js";
 import { acceptEvent, headChange, headEvent, headEventPossible } from "../cache/head-decision.js";
-import { estimateHead, tokensPerChar } from "../cache/head-estimate.js";
+import { clearableAtMost, estimateHead, tokensPerChar } from "../cache/head-estimate.js";
 import { cacheLifetime } from "../cache/lifetime.js";
-import type { CacheTreatment } from "../cache/policy.js";
+import { type CacheTreatment, overBudget } from "../cache/policy.js";
 import { pricingFor, pricingName } from "../cache/pricing.js";
 import type { Redecision } from "../cache/redecisions.js";
 import { decide } from "./decide.js";
@@ -36,6 +36,10 @@ export async function decideHead(
   // A re-decision is estimated from what the components that reach back would clear.
   const estimable = request.names.some((name) => registry[name]?.reachesBack === true);
   if (!headEventPossible(config.cache, breakContext, warm.tokensAfter, estimable)) return stay;
+  // Most warm turns could not clear enough to price a break however the estimate came out.
+  const within = !overBudget(config.cache, warm.tokensAfter);
+  const most = clearableAtMost(request.slotTokens, warm.run.decisions);
+  if (within && most < MIN_CLEARED_SHARE * warm.tokensAfter) return stay;
   const perChar = tokensPerChar(request.transcript, request.tokensBefore);
   const estimate = estimateHead(
     {

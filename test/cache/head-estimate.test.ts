@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { headChange } from "../../src/cache/head-decision.js";
 import {
+  clearableAtMost,
   estimateHead,
   MASK_PLACEHOLDER_TOKENS,
   tokensPerChar,
@@ -221,5 +222,26 @@ describe("the estimate follows mask's own rule (mask/selection.ts)", () => {
   it("counts an output masked before that the rule would give back", () => {
     const texts = [masked, ...outputs.slice(1)] as string[];
     expect(headOf(texts, [0]).cleared).toBe(second! - first!);
+  });
+});
+
+describe("the most a re-decision could clear (§4a)", () => {
+  it("counts every slot no reach-back component has cleared yet, as received", () => {
+    const decisions = {
+      output: [internDecision(["mask"]), internDecision(["collapse"]), internDecision([])],
+      call: [internDecision(["mask_calls"]), internDecision([])],
+    };
+    const slotTokens = { output: [900, 400, 50], call: [300, 20] };
+    expect(clearableAtMost(slotTokens, decisions)).toBe(400 + 50 + 20);
+  });
+
+  it("bounds the estimate: what it clears is never more", () => {
+    const text = conversation(received, edit);
+    const { head } = estimate(text, received, []);
+    const transcript = transcriptOf(text);
+    const none = { output: received.map(() => internDecision([])), call: [] };
+    const most = clearableAtMost({ output: outputTokens(transcript), call: [] }, none);
+    expect(head.cleared).toBeGreaterThan(0);
+    expect(head.cleared).toBeLessThanOrEqual(most);
   });
 });
