@@ -52,7 +52,7 @@ export const componentsSchema = z.strictObject({
       keep_recent: count.default(1),
       min_tokens: count.default(100),
       /** Most tokens of older outputs kept because the agent still works with them. */
-      working_set_tokens: count.default(4000),
+      working_set_tokens: count.default(3000),
     })
     .prefault({}),
   mask_calls: z

@@ -43,7 +43,7 @@ describe("configuration", () => {
     expect(config.components.mask).toMatchObject({
       keep_recent: 1,
       min_tokens: 100,
-      working_set_tokens: 4000,
+      working_set_tokens: 3000,
     });
     expect(config.components.mask_calls).toMatchObject({ keep_recent: 2, min_tokens: 50 });
   });

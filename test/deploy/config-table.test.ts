@@ -45,7 +45,7 @@ describe("README configuration table", () => {
     ["server.port", "integer 0–65535", "`4000`", "`PORT`"],
     ["components.<name>.trigger.min_messages", "integer ≥ 0", "`0`", ""],
     ["components.mask.keep_recent", "integer ≥ 0", "`1`", ""],
-    ["components.mask.working_set_tokens", "integer ≥ 0", "`4000`", ""],
+    ["components.mask.working_set_tokens", "integer ≥ 0", "`3000`", ""],
     ["store.hash_key", "string, ≥ 16 chars", "—", "`STORE_HASH_KEY`"],
   ])("%s is %s, default %s, env %s", (key, type, fallback, env) => {
     const row = configRows().find((item) => item.key === key);
