@@ -116,9 +116,10 @@ export class SlotLane {
           const original = change.pending.get(id);
           if (original === undefined) continue;
           book.stash(id, original, message);
+          // The same original in two slots (an edit made twice) is one marker, written twice.
+          if (!book.markerIds.has(id)) book.markers++;
           book.markerIds.add(id);
           change.entry.keys.push(id);
-          book.markers++;
         }
         state.stashedAs = before;
         if (before !== state.slot.text) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markerIds } from "../../src/expand/markers.js";
 import { CLEAN, postCompact, testApp } from "../support/app.js";
-import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
+import { agentBodies, hasSharedCorpus, REDUCED_PAST_TURNS } from "../support/shared-corpus.js";
 
 const messagesOf = (text: string) =>
   JSON.stringify((JSON.parse(text) as { messages: unknown }).messages);
@@ -42,7 +42,7 @@ describe.skipIf(!hasSharedCorpus)("agent corpus, reversible mode (agent preset)"
       const carried = [...new Set(markerIds(messagesOf(out)))];
       const ids = carried.filter((id) => !foreign.has(id));
       expect(Number(response.headers.get("x-context-guru-markers"))).toBe(ids.length);
-      if (entry.turns > 3) expect(ids.length).toBeGreaterThan(0);
+      if (entry.turns > REDUCED_PAST_TURNS) expect(ids.length).toBeGreaterThan(0);
       for (const id of ids) {
         const own = await app.request(`/expand?id=${id}&session=${session}`);
         expect(own.status).toBe(200);
@@ -65,8 +65,12 @@ describe.skipIf(!hasSharedCorpus)("agent corpus, reversible mode (agent preset)"
         (JSON.parse(out) as { tools?: Array<{ name?: string; function?: { name: string } }> })
           .tools ?? [];
       const names = tools.map((tool) => tool.name ?? tool.function?.name);
-      expect(names.includes("context_guru_expand")).toBe(carried.length > 0);
-      expect(names.at(-1) === "context_guru_expand").toBe(carried.length > 0);
+      // A body that carries a marker is offered the expand tool, once and last; a cold request
+      // decides the tools, so one whose outputs are all still needed may be offered it too.
+      const offered = names.filter((name) => name === "context_guru_expand").length;
+      if (carried.length > 0) expect(offered).toBe(1);
+      expect(offered).toBeLessThanOrEqual(1);
+      if (offered > 0) expect(names.at(-1)).toBe("context_guru_expand");
     },
   );
 });
@@ -81,7 +85,7 @@ describe.skipIf(!hasSharedCorpus)("agent corpus, clean mode", () => {
       expect(markerIds(out)).toEqual(markerIds(entry.body));
       expect(out).not.toContain("\u27eacg\u27eb");
       expect(out.includes('"name":"context_guru_expand"')).toBe(false);
-      if (entry.turns > 3) expect(out.length).toBeLessThan(entry.body.length);
+      if (entry.turns > REDUCED_PAST_TURNS) expect(out.length).toBeLessThan(entry.body.length);
     },
   );
 });

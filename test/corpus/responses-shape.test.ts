@@ -6,7 +6,7 @@ import { markerIds } from "../../src/expand/markers.js";
 import { scanBody } from "../../src/wire/json-scan.js";
 import { openaiResponses } from "../../src/wire/shapes/responses/index.js";
 import { CLEAN, COLD, postCompact, testApp } from "../support/app.js";
-import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
+import { agentBodies, hasSharedCorpus, REDUCED_PAST_TURNS } from "../support/shared-corpus.js";
 
 /** The chat-shaped corpus bodies, each with its Responses form built here (no copies stored). */
 const bodies = (hasSharedCorpus ? agentBodies() : [])
@@ -46,7 +46,7 @@ describe.skipIf(!hasSharedCorpus)("Responses form of the agent corpus", () => {
       const responses = await saved(app, entry.responses, `responses-${entry.file}`);
       expect(responses.saved, entry.file).toBe(chat.saved);
       // The chat form counts its system message; the Responses form's instructions are no item.
-      if (entry.turns > 3) expect(responses.saved, entry.file).toBeGreaterThan(0);
+      if (entry.turns > REDUCED_PAST_TURNS) expect(responses.saved, entry.file).toBeGreaterThan(0);
       chatSaved += chat.saved;
       responsesSaved += responses.saved;
     }
@@ -67,7 +67,7 @@ describe.skipIf(!hasSharedCorpus)("Responses form of the agent corpus", () => {
       const input = JSON.stringify((JSON.parse(out) as { input: unknown }).input);
       const ids = [...new Set(markerIds(input))].filter((id) => !foreign.has(id));
       expect(Number(response.headers.get("x-context-guru-markers"))).toBe(ids.length);
-      if (entry.turns > 3) expect(ids.length).toBeGreaterThan(0);
+      if (entry.turns > REDUCED_PAST_TURNS) expect(ids.length).toBeGreaterThan(0);
       for (const id of ids) {
         const own = await app.request(`/expand?id=${id}&session=${session}`);
         expect(own.status).toBe(200);

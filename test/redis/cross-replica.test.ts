@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markerIds } from "../../src/expand/markers.js";
 import { anthropicBody, openaiBody } from "../support/bodies.js";
-import { agentBodies, hasSharedCorpus } from "../support/shared-corpus.js";
+import { agentBodies, hasSharedCorpus, REDUCED_PAST_TURNS } from "../support/shared-corpus.js";
 import {
   compactOn,
   expandOn,
@@ -98,7 +98,7 @@ describe.skipIf(skipped)("two replicas sharing one Redis", () => {
         const { compacted, expanded, rehydrated } = await roundTrip(entry.body, session);
         expect(compacted.status).toBe(200);
         expect(compacted.markersHeader).toBe(String(compacted.ids.length));
-        if (entry.turns > 3) expect(compacted.ids.length).toBeGreaterThan(0);
+        if (entry.turns > REDUCED_PAST_TURNS) expect(compacted.ids.length).toBeGreaterThan(0);
         expect(expanded).toEqual(
           compacted.ids.map(() => ({ status: 200, hashed: true, stranger: 404 })),
         );

@@ -33,3 +33,10 @@ export function agentBodies(): CorpusBody[] {
 export function readShared(path: string): string {
   return readFileSync(join(SHARED_CORPUS, path), "utf8");
 }
+
+/**
+ * A corpus body of more turns than this has older outputs its agent no longer works with, so a
+ * cold decision reduces it (§5 mask by need). Shorter ones may be all working set: s1-t004's
+ * four outputs are views of the file it is editing and a one-line search.
+ */
+export const REDUCED_PAST_TURNS = 10;
