@@ -59,19 +59,31 @@ export class StringCollector {
     }
   }
 
-  /** Adds a text the agent wrote itself (assistant message content). */
-  addAgentText(path: string, text: unknown, messageIndex: number): void {
-    if (typeof text !== "string") return;
-    const span = this.scan.strings.get(path);
-    if (span) this.strings.push({ path, span, text, messageIndex, byAgent: true });
+  /**
+   * Adds the text of a message with `role`: an assistant message's is the agent's own words
+   * (`byAgent`), which components may read; `tool` marks a tool output.
+   */
+  addMessageText(
+    role: unknown,
+    path: string,
+    text: unknown,
+    messageIndex: number,
+    tool?: ContentString["tool"],
+  ): void {
+    this.add(path, text, messageIndex, tool, role === "assistant");
   }
 
-  add(path: string, text: unknown, messageIndex: number, tool?: ContentString["tool"]): void {
+  add(
+    path: string,
+    text: unknown,
+    messageIndex: number,
+    tool?: ContentString["tool"],
+    byAgent = false,
+  ): void {
     if (typeof text !== "string") return;
     const span = this.scan.strings.get(path);
     if (!span) return;
-    this.strings.push(
-      tool ? { path, span, text, messageIndex, tool } : { path, span, text, messageIndex },
-    );
+    const string: ContentString = { path, span, text, messageIndex };
+    this.strings.push(tool ? { ...string, tool } : byAgent ? { ...string, byAgent } : string);
   }
 }

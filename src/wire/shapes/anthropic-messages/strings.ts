@@ -21,10 +21,7 @@ export function anthropicStrings(
   messages.forEach((message, index) => {
     if (!isRecord(message)) return;
     const { role, content } = message;
-    const add = (path: string, text: unknown) =>
-      role === "assistant"
-        ? collector.addAgentText(path, text, index)
-        : collector.add(path, text, index);
+    const add = (path: string, text: unknown) => collector.addMessageText(role, path, text, index);
     if (typeof content === "string") {
       add(`${index}/content`, content);
     } else if (Array.isArray(content)) {

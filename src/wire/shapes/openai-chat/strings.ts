@@ -44,9 +44,7 @@ export function openaiStrings(messages: readonly unknown[], scan: BodyScan): Con
           }
         : undefined;
     const add = (path: string, text: unknown) =>
-      role === "assistant"
-        ? collector.addAgentText(path, text, index)
-        : collector.add(path, text, index, tool);
+      collector.addMessageText(role, path, text, index, tool);
     if (typeof content === "string") {
       add(`${index}/content`, content);
     } else if (Array.isArray(content)) {

@@ -45,9 +45,7 @@ export function responsesStrings(items: readonly unknown[], scan: BodyScan): Con
     } else if (isMessage(item)) {
       const { content } = item;
       const add = (path: string, text: unknown) =>
-        item.role === "assistant"
-          ? collector.addAgentText(path, text, index)
-          : collector.add(path, text, index);
+        collector.addMessageText(item.role, path, text, index);
       if (typeof content === "string") {
         add(`${index}/content`, content);
       } else if (Array.isArray(content)) {
