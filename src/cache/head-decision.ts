@@ -1,5 +1,5 @@
 import type { CacheConfig } from "../config/schema.js";
-import { codeAt } from "../text/char-code.js";
+import { commonPrefixLength } from "../text/common-prefix.js";
 import {
   type BreakContext,
   breakPossible,
@@ -84,9 +84,7 @@ export function headChange(
 ): HeadEstimate {
   const cleared = warm.tokens - cold.tokens;
   if (toolsChanged) return { tokens: warm.tokens, cleared, suffix: warm.tokens };
-  const limit = Math.min(warm.text.length, cold.text.length);
-  let first = 0;
-  while (first < limit && codeAt(warm.text, first) === codeAt(cold.text, first)) first++;
+  const first = commonPrefixLength(warm.text, cold.text);
   if (first === warm.text.length && first === cold.text.length) {
     return { tokens: warm.tokens, cleared: 0, suffix: 0 };
   }

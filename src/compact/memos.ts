@@ -5,12 +5,13 @@ import { memoiseHash } from "../pipeline/hash-memo.js";
 import { OutputMemo } from "../pipeline/output-memo.js";
 import { TokenCounter } from "../pipeline/tokens.js";
 import { ChainMemo } from "../session/chain.js";
+import { ReadMemo } from "./read-memo.js";
 import { StashMemo } from "./stash-memo.js";
 
 /**
  * What a compactor remembers in its own memory to make a re-sent history cheap: token counts,
- * component results, content ids, content classes, conversation chains, re-decisions, the
- * originals it put to the store lately. Each is an optimisation, never a source of truth (a miss
+ * component results, content ids, content classes, conversation chains, re-decisions, each
+ * session's last request as read, the originals it put to the store lately. Each is an optimisation, never a source of truth (a miss
  * recomputes the same answer, or puts the same original again), and together they share
  * `limits.memo_bytes`.
  */
@@ -24,6 +25,8 @@ export class CompactorMemos {
   /** Texts longer than this are more than the shared id memo keeps. */
   readonly longChars: number;
   readonly chains: ChainMemo;
+  /** Each session's last request as read: a warm turn scans and reads only its new messages. */
+  readonly reads: ReadMemo;
   /** What this compactor put to the store, per session, within the store's lifetime. */
   readonly stashed: StashMemo;
 
@@ -31,13 +34,14 @@ export class CompactorMemos {
   constructor(memoBytes: number, hashKey: string, storeLifetimeMs: number) {
     // UTF-16 text is two bytes a character.
     const chars = memoBytes / 2;
-    this.tokens = new TokenCounter(Math.floor(chars * 0.3));
-    this.outputs = new OutputMemo(Math.floor(chars * 0.31));
+    this.tokens = new TokenCounter(Math.floor(chars * 0.26));
+    this.outputs = new OutputMemo(Math.floor(chars * 0.27));
     this.redecisions = new Redecisions(Math.floor(chars * 0.02));
     this.classes = new ContentClasses(Math.floor(chars * 0.05));
     this.hash = memoiseHash(contentHasher(hashKey), Math.floor(chars * 0.15));
     this.longChars = Math.floor((chars * 0.15) / 2);
     this.chains = new ChainMemo(Math.floor(chars * 0.14));
+    this.reads = new ReadMemo(Math.floor(chars * 0.08));
     this.stashed = new StashMemo(Math.floor(chars * 0.03), storeLifetimeMs);
   }
 }

@@ -3,9 +3,9 @@ import type { ComponentName } from "../config/schema.js";
 import { rememberLongTexts } from "../pipeline/hash-memo.js";
 import { sessionKey } from "../session/key.js";
 import { isRecord } from "../wire/is-record.js";
-import { scanBody } from "../wire/json-scan.js";
+import { resumeScan, scanBody } from "../wire/json-scan.js";
 import { resolveShape } from "../wire/provider-choice.js";
-import { readTranscript } from "../wire/transcript.js";
+import { readConversation } from "../wire/transcript.js";
 import { passthrough } from "./answer.js";
 import type { CompactOptions, CompactResult } from "./options.js";
 import type { CompactContext, ParsedRequest } from "./turn.js";
@@ -36,9 +36,20 @@ export function parseRequest(
   const session = sessionKey(body, options.session);
   const messages = body[shape.scan.conversation];
   if (!Array.isArray(messages)) return passthrough(text, shape.name, session, "no_messages");
-  const scan = scanBody(text, shape.scan);
+  // The messages a warm turn shares with the session's last request are read already.
+  const recalled = memos.reads.recall(session, shape.name, text);
+  const resumed = recalled && resumeScan(text, shape.scan, recalled.prior.scan, recalled.shared);
+  const scan = resumed ?? scanBody(text, shape.scan);
   if (!scan || scan.ambiguous) return passthrough(text, shape.name, session, "ambiguous_keys");
-  const transcript = readTranscript(shape, messages, scan, memos.classes.of);
+  const read = readConversation(
+    shape,
+    messages,
+    scan,
+    memos.classes.of,
+    resumed && recalled && { read: recalled.prior.read, shared: recalled.shared },
+  );
+  memos.reads.remember(session, shape.name, { text, scan, read });
+  const { transcript } = read;
   const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
   const names: readonly ComponentName[] | undefined =
     options.pipeline || options.preset

@@ -1,4 +1,4 @@
-import { codeAt } from "../text/char-code.js";
+import { commonPrefixLength } from "../text/common-prefix.js";
 import { deepestHead, type Head, type SessionLedger } from "./ledger.js";
 
 /**
@@ -88,8 +88,5 @@ export function standing(
 
 /** Messages two runs of prints share from the first. */
 function sharedMessages(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  let at = 0;
-  while (at < length && codeAt(a, at) === codeAt(b, at)) at++;
-  return Math.floor(at / PRINT_CHARS);
+  return Math.floor(commonPrefixLength(a, b) / PRINT_CHARS);
 }

@@ -5,7 +5,7 @@ import type { StreamAggregator } from "../expand/stream-aggregator.js";
 import type { AssistantTurn } from "../expand/turn.js";
 import type { MessageView } from "../pipeline/types.js";
 import type { BodyScan, ScanKeys } from "./json-scan.js";
-import type { ConversationStrings } from "./string-collector.js";
+import type { ConversationStrings, StringsSoFar } from "./string-collector.js";
 import type { Provider, Upstream } from "./types.js";
 
 /**
@@ -31,9 +31,10 @@ export interface WireShape<Name extends string = Provider> {
   readonly conversation: ConversationReading;
   /**
    * The content strings of the conversation (`items`: the array under `scan.conversation`) that
-   * the scan located, tool outputs paired with their calls, and the current goal.
+   * the scan located, tool outputs paired with their calls, and the current goal; read on from
+   * message `soFar.shared` where an earlier read of the same first messages is given.
    */
-  strings(items: readonly unknown[], scan: BodyScan): ConversationStrings;
+  strings(items: readonly unknown[], scan: BodyScan, soFar?: StringsSoFar): ConversationStrings;
   /** One message (item) as the model reads it: for messages-scoped components and the cost replay. */
   view(item: unknown, index: number): MessageView;
   /**

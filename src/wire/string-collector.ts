@@ -29,19 +29,81 @@ export interface CallArguments {
 
 /** What a wire shape finds in a conversation: its located content strings and the current goal. */
 export interface ConversationStrings {
-  readonly strings: ContentString[];
+  readonly strings: readonly ContentString[];
   /** The agent's calls whose arguments the scan located, in message order. */
-  readonly calls: CallArguments[];
+  readonly calls: readonly CallArguments[];
   /** Text of the last user message that has text: the agent's current goal. */
   readonly goal: string;
+  /** Every call the conversation asks for (located or not), by the message that asks. */
+  readonly asked: readonly { readonly messageIndex: number; readonly call: ToolCall }[];
+  /** Each user message's text where it has any, by message: the goal as it stood there. */
+  readonly goals: readonly { readonly messageIndex: number; readonly text: string }[];
 }
 
-/** Collects located strings; a string the scan did not place is left alone (never rewritten). */
-export class StringCollector {
-  readonly strings: ContentString[] = [];
-  readonly calls: CallArguments[] = [];
+/**
+ * What a conversation's first `shared` messages were found to hold, by an earlier read of the
+ * same bytes (a warm turn re-sends its history): a reader goes on from message `shared`.
+ */
+export interface StringsSoFar {
+  readonly found: ConversationStrings;
+  readonly shared: number;
+}
 
-  constructor(private readonly scan: BodyScan) {}
+/**
+ * Collects located strings; a string the scan did not place is left alone (never rewritten). It
+ * holds what a reader carries from message to message (the calls asked for so far, the goal), so
+ * a reader may start at `from`, the messages before read already (`soFar`).
+ */
+export class StringCollector {
+  readonly strings: ContentString[];
+  readonly calls: CallArguments[];
+  /** The first message the reader reads: those before it are `soFar`'s. */
+  readonly from: number;
+  readonly #asked: Array<ConversationStrings["asked"][number]>;
+  readonly #goals: Array<ConversationStrings["goals"][number]>;
+  readonly #byId = new Map<string, ToolCall>();
+
+  constructor(
+    private readonly scan: BodyScan,
+    soFar?: StringsSoFar,
+  ) {
+    const from = soFar?.shared ?? 0;
+    const found = soFar?.found;
+    const before = (item: { readonly messageIndex: number }) => item.messageIndex < from;
+    this.from = from;
+    this.strings = found ? takeWhile(found.strings, before) : [];
+    this.calls = found ? takeWhile(found.calls, before) : [];
+    this.#asked = found ? takeWhile(found.asked, before) : [];
+    this.#goals = found ? takeWhile(found.goals, before) : [];
+    for (const { call } of this.#asked) this.#byId.set(call.id, call);
+  }
+
+  /** Records a call message `messageIndex` asks for, which later tool outputs answer by id. */
+  ask(call: ToolCall, messageIndex: number): void {
+    this.#byId.set(call.id, call);
+    this.#asked.push({ messageIndex, call });
+  }
+
+  /** The call asked for so far under `id`. */
+  callFor(id: unknown): ToolCall | undefined {
+    return typeof id === "string" ? this.#byId.get(id) : undefined;
+  }
+
+  /** Records a user message's text: the goal from there on, unless empty. */
+  goal(text: string, messageIndex: number): void {
+    if (text !== "") this.#goals.push({ messageIndex, text });
+  }
+
+  /** What the reader found, the messages before `from` included. */
+  found(): ConversationStrings {
+    return {
+      strings: this.strings,
+      calls: this.calls,
+      goal: this.#goals.at(-1)?.text ?? "",
+      asked: this.#asked,
+      goals: this.#goals,
+    };
+  }
 
   /**
    * Adds the arguments of `call`, held by message `messageIndex` at `path`: a string value
@@ -86,4 +148,16 @@ export class StringCollector {
     const string: ContentString = { path, span, text, messageIndex };
     this.strings.push(tool ? { ...string, tool } : byAgent ? { ...string, byAgent } : string);
   }
+}
+
+/** The leading items of `items` (in message order) that `keep` holds for, as a new array. */
+function takeWhile<T>(items: readonly T[], keep: (item: T) => boolean): T[] {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keep(items[middle] as T)) low = middle + 1;
+    else high = middle;
+  }
+  return items.slice(0, low);
 }

@@ -2,7 +2,7 @@ import { classifyOutput } from "../content/classify.js";
 import type { ContentClass } from "../content/content-class.js";
 import type { BodyScan } from "./json-scan.js";
 import type { WireShape } from "./shape.js";
-import type { ContentString } from "./string-collector.js";
+import type { ContentString, ConversationStrings } from "./string-collector.js";
 import type { Provider, Slot, SlotKind, ToolCall } from "./types.js";
 
 /** The normalised view of a request (§3) that the pipeline works on. */
@@ -38,10 +38,38 @@ export function readTranscript(
   scan: BodyScan,
   classify: (text: string, call: ToolCall | undefined) => ContentClass = classifyOutput,
 ): Transcript {
-  const found = shape.strings(messages, scan);
-  const outputs: Slot[] = [];
+  return readConversation(shape, messages, scan, classify).transcript;
+}
+
+/** A transcript and what its shape's reader found, as a later read of the same messages resumes. */
+export interface ConversationRead {
+  readonly transcript: Transcript;
+  readonly found: ConversationStrings;
+}
+
+/**
+ * readTranscript, and what the reader found; given `soFar`, an earlier read of a body whose first
+ * `shared` messages are byte for byte these, those messages' strings and slots are taken from it
+ * and only the rest are read: the same transcript a whole read gives.
+ */
+export function readConversation(
+  shape: WireShape,
+  messages: readonly unknown[],
+  scan: BodyScan,
+  classify: (text: string, call: ToolCall | undefined) => ContentClass,
+  soFar?: { readonly read: ConversationRead; readonly shared: number },
+): ConversationRead {
+  const found = shape.strings(
+    messages,
+    scan,
+    soFar && { found: soFar.read.found, shared: soFar.shared },
+  );
+  const from = soFar ? soFar.shared : 0;
+  const outputs: Slot[] = soFar
+    ? soFar.read.transcript.outputs.filter((output) => output.messageIndex < from)
+    : [];
   for (const item of found.strings) {
-    if (!item.tool) continue;
+    if (!item.tool || item.messageIndex < from) continue;
     outputs.push({
       kind: "output",
       index: outputs.length,
@@ -55,19 +83,28 @@ export function readTranscript(
     });
   }
   const results = new Set(outputs.map((output) => output.call?.id));
-  const calls: Slot[] = found.calls.map((item, index) => ({
-    kind: "call",
-    index,
-    messageIndex: item.messageIndex,
-    span: item.span,
-    literal: item.literal,
-    text: item.text,
-    call: item.call,
-    isError: false,
-    contentClass: "text",
-    answered: results.has(item.call.id),
-  }));
-  return {
+  const held = soFar?.read.transcript.slots.call ?? [];
+  const calls: Slot[] = found.calls.map((item, index) => {
+    const answered = results.has(item.call.id);
+    const before = held[index];
+    // A call read before is the same slot while its answer is.
+    if (before !== undefined && item.messageIndex < from && before.answered === answered) {
+      return before;
+    }
+    return {
+      kind: "call",
+      index,
+      messageIndex: item.messageIndex,
+      span: item.span,
+      literal: item.literal,
+      text: item.text,
+      call: item.call,
+      isError: false,
+      contentClass: "text",
+      answered,
+    };
+  });
+  const transcript: Transcript = {
     provider: shape.name,
     strings: found.strings,
     goal: found.goal,
@@ -76,4 +113,5 @@ export function readTranscript(
     outputs,
     messageCount: messages.length,
   };
+  return { transcript, found };
 }

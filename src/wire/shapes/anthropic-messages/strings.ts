@@ -1,7 +1,11 @@
 import { contentText } from "../../chat/content-text.js";
 import { isRecord } from "../../is-record.js";
 import type { BodyScan } from "../../json-scan.js";
-import { type ConversationStrings, StringCollector } from "../../string-collector.js";
+import {
+  type ConversationStrings,
+  StringCollector,
+  type StringsSoFar,
+} from "../../string-collector.js";
 import type { ToolCall } from "../../types.js";
 
 /**
@@ -13,13 +17,12 @@ import type { ToolCall } from "../../types.js";
 export function anthropicStrings(
   messages: readonly unknown[],
   scan: BodyScan,
+  soFar?: StringsSoFar,
 ): ConversationStrings {
-  const collector = new StringCollector(scan);
-  const calls = new Map<string, ToolCall>();
-  let goal = "";
-
-  messages.forEach((message, index) => {
-    if (!isRecord(message)) return;
+  const collector = new StringCollector(scan, soFar);
+  for (let index = collector.from; index < messages.length; index++) {
+    const message = messages[index];
+    if (!isRecord(message)) continue;
     const { role, content } = message;
     const add = (path: string, text: unknown) => collector.addMessageText(role, path, text, index);
     if (typeof content === "string") {
@@ -30,42 +33,31 @@ export function anthropicStrings(
         const path = `${index}/content/${blockIndex}`;
         if (block.type === "text") add(`${path}/text`, block.text);
         else if (block.type === "tool_use") {
-          const call = rememberCall(block, calls);
-          if (call) collector.addCall(`${path}/input`, block.input, index, call);
-        } else if (block.type === "tool_result")
-          addToolResult(block, path, index, calls, collector);
+          const call = toolCall(block);
+          if (call) {
+            collector.ask(call, index);
+            collector.addCall(`${path}/input`, block.input, index, call);
+          }
+        } else if (block.type === "tool_result") addToolResult(block, path, index, collector);
       });
     }
-    if (role === "user") {
-      const text = contentText(content);
-      if (text !== "") goal = text;
-    }
-  });
-
-  return { strings: collector.strings, calls: collector.calls, goal };
+    if (role === "user") collector.goal(contentText(content), index);
+  }
+  return collector.found();
 }
 
-function rememberCall(
-  block: Record<string, unknown>,
-  calls: Map<string, ToolCall>,
-): ToolCall | undefined {
+function toolCall(block: Record<string, unknown>): ToolCall | undefined {
   if (typeof block.id !== "string" || typeof block.name !== "string") return undefined;
-  const call = { id: block.id, name: block.name, input: block.input };
-  calls.set(block.id, call);
-  return call;
+  return { id: block.id, name: block.name, input: block.input };
 }
 
 function addToolResult(
   block: Record<string, unknown>,
   path: string,
   messageIndex: number,
-  calls: Map<string, ToolCall>,
   collector: StringCollector,
 ): void {
-  const tool = {
-    call: typeof block.tool_use_id === "string" ? calls.get(block.tool_use_id) : undefined,
-    isError: block.is_error === true,
-  };
+  const tool = { call: collector.callFor(block.tool_use_id), isError: block.is_error === true };
   const { content } = block;
   if (typeof content === "string") {
     collector.add(`${path}/content`, content, messageIndex, tool);

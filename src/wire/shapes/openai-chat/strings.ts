@@ -2,7 +2,11 @@ import { decodeArguments } from "../../call-arguments.js";
 import { contentText } from "../../chat/content-text.js";
 import { isRecord } from "../../is-record.js";
 import type { BodyScan } from "../../json-scan.js";
-import { type ConversationStrings, StringCollector } from "../../string-collector.js";
+import {
+  type ConversationStrings,
+  StringCollector,
+  type StringsSoFar,
+} from "../../string-collector.js";
 import type { ToolCall } from "../../types.js";
 
 /**
@@ -10,19 +14,21 @@ import type { ToolCall } from "../../types.js";
  * content or an array of text parts; each is paired with `tool_calls[].function` of the
  * assistant turn that asked for it.
  */
-export function openaiStrings(messages: readonly unknown[], scan: BodyScan): ConversationStrings {
-  const collector = new StringCollector(scan);
-  const calls = new Map<string, ToolCall>();
-  let goal = "";
-
-  messages.forEach((message, index) => {
-    if (!isRecord(message)) return;
+export function openaiStrings(
+  messages: readonly unknown[],
+  scan: BodyScan,
+  soFar?: StringsSoFar,
+): ConversationStrings {
+  const collector = new StringCollector(scan, soFar);
+  for (let index = collector.from; index < messages.length; index++) {
+    const message = messages[index];
+    if (!isRecord(message)) continue;
     const { role, content } = message;
     if (role === "assistant" && Array.isArray(message.tool_calls)) {
       message.tool_calls.forEach((call: unknown, callIndex: number) => {
         const parsed = toolCall(call);
         if (!parsed) return;
-        calls.set(parsed.id, parsed);
+        collector.ask(parsed, index);
         const args =
           isRecord(call) && isRecord(call.function) ? call.function.arguments : undefined;
         collector.addCall(
@@ -35,13 +41,7 @@ export function openaiStrings(messages: readonly unknown[], scan: BodyScan): Con
     }
     const tool =
       role === "tool"
-        ? {
-            call:
-              typeof message.tool_call_id === "string"
-                ? calls.get(message.tool_call_id)
-                : undefined,
-            isError: false,
-          }
+        ? { call: collector.callFor(message.tool_call_id), isError: false }
         : undefined;
     const add = (path: string, text: unknown) =>
       collector.addMessageText(role, path, text, index, tool);
@@ -53,13 +53,9 @@ export function openaiStrings(messages: readonly unknown[], scan: BodyScan): Con
           add(`${index}/content/${partIndex}/text`, part.text);
       });
     }
-    if (role === "user") {
-      const text = contentText(content);
-      if (text !== "") goal = text;
-    }
-  });
-
-  return { strings: collector.strings, calls: collector.calls, goal };
+    if (role === "user") collector.goal(contentText(content), index);
+  }
+  return collector.found();
 }
 
 function toolCall(call: unknown): ToolCall | undefined {

@@ -1,7 +1,11 @@
 import { decodeArguments } from "../../call-arguments.js";
 import { isRecord } from "../../is-record.js";
 import type { BodyScan } from "../../json-scan.js";
-import { type ConversationStrings, StringCollector } from "../../string-collector.js";
+import {
+  type ConversationStrings,
+  StringCollector,
+  type StringsSoFar,
+} from "../../string-collector.js";
 import type { ToolCall } from "../../types.js";
 import { isMessage, isTextPart, itemText } from "./items.js";
 
@@ -13,25 +17,24 @@ import { isMessage, isTextPart, itemText } from "./items.js";
  * for it. Message items' text is counted; `reasoning`, `compaction` and any other item type are
  * never read, so their bytes (`encrypted_content` included) stay as the client sent them.
  */
-export function responsesStrings(items: readonly unknown[], scan: BodyScan): ConversationStrings {
-  const collector = new StringCollector(scan);
-  const calls = new Map<string, ToolCall>();
-  let goal = "";
-
-  items.forEach((item, index) => {
-    if (!isRecord(item)) return;
+export function responsesStrings(
+  items: readonly unknown[],
+  scan: BodyScan,
+  soFar?: StringsSoFar,
+): ConversationStrings {
+  const collector = new StringCollector(scan, soFar);
+  for (let index = collector.from; index < items.length; index++) {
+    const item = items[index];
+    if (!isRecord(item)) continue;
     const { type } = item;
     if (type === "function_call" || type === "custom_tool_call") {
       const call = toolCall(item);
-      if (!call) return;
-      calls.set(call.id, call);
+      if (!call) continue;
+      collector.ask(call, index);
       const key = type === "function_call" ? "arguments" : "input";
       collector.addCall(`${index}/${key}`, item[key], index, call);
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-      const tool = {
-        call: typeof item.call_id === "string" ? calls.get(item.call_id) : undefined,
-        isError: false,
-      };
+      const tool = { call: collector.callFor(item.call_id), isError: false };
       const { output } = item;
       if (typeof output === "string") {
         collector.add(`${index}/output`, output, index, tool);
@@ -53,14 +56,10 @@ export function responsesStrings(items: readonly unknown[], scan: BodyScan): Con
           if (isTextPart(part)) add(`${index}/content/${partIndex}/text`, part.text);
         });
       }
-      if (item.role === "user") {
-        const text = itemText(item);
-        if (text !== "") goal = text;
-      }
+      if (item.role === "user") collector.goal(itemText(item), index);
     }
-  });
-
-  return { strings: collector.strings, calls: collector.calls, goal };
+  }
+  return collector.found();
 }
 
 function toolCall(item: Record<string, unknown>): ToolCall | undefined {
