@@ -95,7 +95,7 @@ const responsesTurn = (n: number, output: string) => [
 ];
 
 /** A session's body after `turns` turns of tool calls, the way each shape's agents send it. */
-function body(provider: Provider, outputs: readonly string[], extra: { tail?: string } = {}) {
+function body(provider: Provider, outputs: readonly string[], extra: { tail?: string | undefined } = {}) {
   const goal = "fix the failing test";
   if (provider === "anthropic") {
     const messages = [
@@ -118,7 +118,7 @@ function body(provider: Provider, outputs: readonly string[], extra: { tail?: st
   return JSON.stringify({ model: "m", input, ...tailOf(extra) });
 }
 
-const tailOf = (extra: { tail?: string }) => (extra.tail ? { metadata: { note: extra.tail } } : {});
+const tailOf = (extra: { tail?: string | undefined }) => (extra.tail ? { metadata: { note: extra.tail } } : {});
 
 const PROVIDERS: readonly Provider[] = ["anthropic", "openai", "responses"];
 
