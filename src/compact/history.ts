@@ -32,13 +32,24 @@ export async function readHistory(
   ]);
   const ledger = withDeploymentLifetime(stored, deployment);
   const root = conversationRoot(shape, text, scan, body);
+  // The messages re-sent from the session's last request keep the digests they had there.
+  const shared = request.recalled?.shared ?? 0;
+  const known = request.recalled?.prior.digests ?? [];
   const { digests, ids: chain } = context.memos.chains.chain(
     request.session,
     "received",
-    scan.messages.map((span) => text.slice(span.start, span.end)),
+    scan.messages.map((span, index) =>
+      index < shared ? undefined : text.slice(span.start, span.end),
+    ),
     (index) => messages[index],
-    { bodyChars: text.length, root },
+    { known, bodyChars: text.length, root },
   );
+  context.memos.reads.remember(request.session, shape.name, {
+    text,
+    scan,
+    read: request.read,
+    digests,
+  });
   const agentCompaction = options.agentCompaction === true || isAgentCompaction(shape, messages);
   const stands = standing(ledger, root, chain, printsOf(digests), {
     anyRoot: agentCompaction,

@@ -48,7 +48,6 @@ export function parseRequest(
     memos.classes.of,
     resumed && recalled && { read: recalled.prior.read, shared: recalled.shared },
   );
-  memos.reads.remember(session, shape.name, { text, scan, read });
   const { transcript } = read;
   const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
   const names: readonly ComponentName[] | undefined =
@@ -71,6 +70,8 @@ export function parseRequest(
     body,
     messages,
     scan,
+    read,
+    recalled: resumed ? recalled : undefined,
     transcript,
     shape,
     session,

@@ -3,11 +3,13 @@ import { commonPrefixLength } from "../text/common-prefix.js";
 import type { BodyScan } from "../wire/json-scan.js";
 import type { ConversationRead } from "../wire/transcript.js";
 
-/** What one request was read as: its text, the scan of it, and its transcript. */
+/** What one request was read as: its text, the scan of it, its transcript, its messages' digests. */
 export interface Read {
   readonly text: string;
   readonly scan: BodyScan;
   readonly read: ConversationRead;
+  /** The digest of each message (session/chain.ts), parallel to the scan's messages. */
+  readonly digests: readonly string[];
 }
 
 /** An earlier read whose first `shared` messages are byte for byte the new request's. */

@@ -10,10 +10,11 @@ import type { Store } from "../store/types.js";
 import type { Edit } from "../wire/edit.js";
 import type { BodyScan } from "../wire/json-scan.js";
 import type { WireShape } from "../wire/shape.js";
-import type { Transcript } from "../wire/transcript.js";
+import type { ConversationRead, Transcript } from "../wire/transcript.js";
 import type { SlotKind } from "../wire/types.js";
 import type { CompactorMemos } from "./memos.js";
 import type { CompactOptions, PricedBreak } from "./options.js";
+import type { Recalled } from "./read-memo.js";
 
 /**
  * The records one request passes through on its way (compactor.ts): parse → history → treat →
@@ -38,6 +39,10 @@ export interface ParsedRequest {
   /** The conversation array (`messages`, or a Responses body's `input`). */
   readonly messages: readonly unknown[];
   readonly scan: BodyScan;
+  /** The conversation as read: the transcript and what its shape's reader found. */
+  readonly read: ConversationRead;
+  /** The session's last request, as far as this one re-sends its messages byte for byte. */
+  readonly recalled: Recalled | undefined;
   readonly transcript: Transcript;
   readonly shape: WireShape;
   readonly session: string;

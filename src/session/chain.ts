@@ -105,7 +105,9 @@ export class ChainMemo {
       if (raw === undefined) digest = known[index] as string;
       else if (held === raw) digest = seen.digests[index] as string;
       else digest = messageDigest(raw, () => value(index));
-      if (held !== raw) {
+      // A message given by its digest alone keeps the text held for it while the digest is the same.
+      const keep = held === raw || (raw === undefined && seen.digests[index] === digest);
+      if (!keep) {
         seen.chars += (raw?.length ?? 0) - (held?.length ?? 0);
         seen.raws[index] = raw === undefined ? undefined : retained(raw, bodyChars);
       }
@@ -124,9 +126,7 @@ export class ChainMemo {
 /** The remembered conversation that opens with this first message, brought first, or a new one. */
 function conversationOf(list: Seen[], raw: string | undefined, digest: string | undefined): Seen {
   const at = list.findIndex((seen) =>
-    raw === undefined
-      ? seen.raws[0] === undefined && seen.digests[0] === digest
-      : seen.raws[0] === raw,
+    raw === undefined ? seen.digests[0] === digest : seen.raws[0] === raw,
   );
   const seen =
     at < 0 ? { root: "", raws: [], digests: [], ids: [], chars: 0 } : list.splice(at, 1)[0];

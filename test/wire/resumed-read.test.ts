@@ -27,7 +27,7 @@ function bothReads(provider: Provider, prior: string, text: string) {
     priorScan,
     classify,
   );
-  memo.remember("s", provider, { text: prior, scan: priorScan, read: priorRead });
+  memo.remember("s", provider, { text: prior, scan: priorScan, read: priorRead, digests: [] });
   const body = JSON.parse(text) as Record<string, unknown>;
   const messages = body[shape.scan.conversation] as unknown[];
   const whole = scanBody(text, shape.scan);
@@ -95,7 +95,11 @@ const responsesTurn = (n: number, output: string) => [
 ];
 
 /** A session's body after `turns` turns of tool calls, the way each shape's agents send it. */
-function body(provider: Provider, outputs: readonly string[], extra: { tail?: string | undefined } = {}) {
+function body(
+  provider: Provider,
+  outputs: readonly string[],
+  extra: { tail?: string | undefined } = {},
+) {
   const goal = "fix the failing test";
   if (provider === "anthropic") {
     const messages = [
@@ -118,7 +122,8 @@ function body(provider: Provider, outputs: readonly string[], extra: { tail?: st
   return JSON.stringify({ model: "m", input, ...tailOf(extra) });
 }
 
-const tailOf = (extra: { tail?: string | undefined }) => (extra.tail ? { metadata: { note: extra.tail } } : {});
+const tailOf = (extra: { tail?: string | undefined }) =>
+  extra.tail ? { metadata: { note: extra.tail } } : {};
 
 const PROVIDERS: readonly Provider[] = ["anthropic", "openai", "responses"];
 
