@@ -13,11 +13,13 @@
  *     [--replays N] [--seed N] [--json FILE]
  */
 import { writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { Compactor } from "../src/compact/compactor.js";
 import { components } from "../src/components/registry.js";
 import { parseConfig } from "../src/config/load.js";
 import { createStore } from "../src/store/create.js";
+import { utf8Text } from "../src/text/utf8.js";
 import type { Provider } from "../src/wire/types.js";
 import { BENCH_HASH_KEY, type Mode, modeConfig } from "./bench-app.js";
 import { makeProject } from "./corpus/project.js";
@@ -86,8 +88,12 @@ async function measure(
       hashKey: BENCH_HASH_KEY,
       clock: () => now,
     });
-    for (const [index, text] of turns.entries()) {
+    for (const [index, sent] of turns.entries()) {
       const turn = index + 1;
+      // Each body as the service has it: decoded from its bytes, one flat string. (A body built
+      // by concatenation is a rope, flattened by whatever reads it first: a copy the service
+      // never makes, which would be counted as the compactor's.)
+      const text = utf8Text(Buffer.from(sent)) ?? sent;
       const stop = startClock();
       const result = await compactor.compact(text, { session: `long-${mode}` });
       const compact = stop().cpuMs;
@@ -158,4 +164,5 @@ async function main(): Promise<void> {
   if (values.json) writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
 }
 
-await main();
+// Run as a script; imported, it only lends its session (longSession).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();

@@ -44,12 +44,17 @@ export async function readHistory(
     (index) => messages[index],
     { known, bodyChars: text.length, root },
   );
-  context.memos.reads.remember(request.session, shape.name, {
-    text,
-    scan,
-    read: request.read,
-    digests,
-  });
+  if (request.readKey !== undefined) {
+    context.memos.reads.remember(request.readKey, {
+      text,
+      shape: shape.name,
+      conversation: shape.scan.conversation,
+      messages,
+      scan,
+      read: request.read,
+      digests,
+    });
+  }
   const agentCompaction = options.agentCompaction === true || isAgentCompaction(shape, messages);
   const stands = standing(ledger, root, chain, printsOf(digests), {
     anyRoot: agentCompaction,

@@ -34,14 +34,14 @@ export class CompactorMemos {
   constructor(memoBytes: number, hashKey: string, storeLifetimeMs: number) {
     // UTF-16 text is two bytes a character.
     const chars = memoBytes / 2;
-    this.tokens = new TokenCounter(Math.floor(chars * 0.26));
-    this.outputs = new OutputMemo(Math.floor(chars * 0.27));
+    this.tokens = new TokenCounter(Math.floor(chars * 0.24));
+    this.outputs = new OutputMemo(Math.floor(chars * 0.25));
     this.redecisions = new Redecisions(Math.floor(chars * 0.02));
     this.classes = new ContentClasses(Math.floor(chars * 0.05));
     this.hash = memoiseHash(contentHasher(hashKey), Math.floor(chars * 0.15));
     this.longChars = Math.floor((chars * 0.15) / 2);
     this.chains = new ChainMemo(Math.floor(chars * 0.14));
-    this.reads = new ReadMemo(Math.floor(chars * 0.08));
+    this.reads = new ReadMemo(Math.floor(chars * 0.12));
     this.stashed = new StashMemo(Math.floor(chars * 0.03), storeLifetimeMs);
   }
 }

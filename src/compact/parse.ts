@@ -2,9 +2,11 @@ import { configuredPipeline, pipelineFor } from "../config/presets.js";
 import type { ComponentName } from "../config/schema.js";
 import { rememberLongTexts } from "../pipeline/hash-memo.js";
 import { sessionKey } from "../session/key.js";
+import { windowSessionKey } from "../session/prefix-key.js";
 import { isRecord } from "../wire/is-record.js";
 import { resumeScan, scanBody } from "../wire/json-scan.js";
 import { resolveShape } from "../wire/provider-choice.js";
+import { parseResumed } from "../wire/resume-parse.js";
 import { readConversation } from "../wire/transcript.js";
 import { passthrough } from "./answer.js";
 import type { CompactOptions, CompactResult } from "./options.js";
@@ -21,13 +23,20 @@ export function parseRequest(
   context: CompactContext,
   text: string,
   options: CompactOptions,
+  recall = true,
 ): ParsedRequest | CompactResult {
   const { config, memos } = context;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return passthrough(text, "openai", sessionKey(undefined, options.session), "not_json");
+  // The messages a warm turn shares with the session's last request are parsed and read already.
+  const readKey = windowSessionKey(text, options.session);
+  let recalled = recall && readKey !== undefined ? memos.reads.recall(readKey, text) : undefined;
+  let body: unknown = recalled && parseResumed(text, recalled.prior, recalled.shared);
+  if (body === undefined) {
+    recalled = undefined;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return passthrough(text, "openai", sessionKey(undefined, options.session), "not_json");
+    }
   }
   if (!isRecord(body)) {
     return passthrough(text, "openai", sessionKey(undefined, options.session), "not_object");
@@ -36,17 +45,21 @@ export function parseRequest(
   const session = sessionKey(body, options.session);
   const messages = body[shape.scan.conversation];
   if (!Array.isArray(messages)) return passthrough(text, shape.name, session, "no_messages");
-  // The messages a warm turn shares with the session's last request are read already.
-  const recalled = memos.reads.recall(session, shape.name, text);
-  const resumed = recalled && resumeScan(text, shape.scan, recalled.prior.scan, recalled.shared);
-  const scan = resumed ?? scanBody(text, shape.scan);
-  if (!scan || scan.ambiguous) return passthrough(text, shape.name, session, "ambiguous_keys");
+  if (recalled?.prior.shape !== shape.name) recalled = undefined;
+  const scan = recalled
+    ? resumeScan(text, shape.scan, recalled.prior.scan, recalled.shared)
+    : scanBody(text, shape.scan);
+  if (!scan || scan.ambiguous) {
+    // Keys that repeat are read as a whole parse reads them (the last of a member wins).
+    if (recalled) return parseRequest(context, text, options, false);
+    return passthrough(text, shape.name, session, "ambiguous_keys");
+  }
   const read = readConversation(
     shape,
     messages,
     scan,
     memos.classes.of,
-    resumed && recalled && { read: recalled.prior.read, shared: recalled.shared },
+    recalled && { read: recalled.prior.read, shared: recalled.shared },
   );
   const { transcript } = read;
   const requested = options.pipeline ?? (options.preset ? undefined : config.pipeline);
@@ -71,7 +84,8 @@ export function parseRequest(
     messages,
     scan,
     read,
-    recalled: resumed ? recalled : undefined,
+    readKey,
+    recalled,
     transcript,
     shape,
     session,

@@ -41,6 +41,8 @@ export interface ParsedRequest {
   readonly scan: BodyScan;
   /** The conversation as read: the transcript and what its shape's reader found. */
   readonly read: ConversationRead;
+  /** The key its read is remembered under (compact/read-memo.ts), when its session is told. */
+  readonly readKey: string | undefined;
   /** The session's last request, as far as this one re-sends its messages byte for byte. */
   readonly recalled: Recalled | undefined;
   readonly transcript: Transcript;

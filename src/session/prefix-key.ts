@@ -14,6 +14,23 @@ import {
 import { closingQuote } from "../wire/json-string.js";
 import { explicitSessionKey, sessionKey } from "./key.js";
 
+/**
+ * How much of a body is read for its session without parsing it (windowSessionKey): a
+ * conversation's session key lies in its first messages (and what precedes them), and reading
+ * this much costs well under a millisecond whatever the body's size.
+ */
+export const SESSION_WINDOW = 64 * 1024;
+
+/**
+ * The session of a body's text known without parsing it: an explicit id (a header, or the key a
+ * proxy route derived from the body it had parsed) as the compactor reads it; else the session
+ * key of its first SESSION_WINDOW characters (prefixSessionKey). Undefined when that window holds
+ * no conversation.
+ */
+export function windowSessionKey(text: string, explicit: string | undefined): string | undefined {
+  return explicitSessionKey(explicit) ?? prefixSessionKey(text.slice(0, SESSION_WINDOW));
+}
+
 /** The root members sessionKey reads besides the conversation. */
 const READ = new Set(["metadata", "system", "instructions"]);
 

@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
-import { jobSession, SESSION_WINDOW } from "../../src/compaction/job-session.js";
+import { jobSession } from "../../src/compaction/job-session.js";
 import { type JobStart, WorkerPool } from "../../src/compaction/worker-pool.js";
 import { parseConfig } from "../../src/config/load.js";
 import { explicitSessionKey, sessionKey } from "../../src/session/key.js";
+import { SESSION_WINDOW } from "../../src/session/prefix-key.js";
 import { createStore } from "../../src/store/create.js";
 import { logOutput, openaiBody } from "../support/bodies.js";
 import { TEST_HASH_KEY } from "../support/hash-key.js";

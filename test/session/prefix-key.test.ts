@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SESSION_WINDOW } from "../../src/compaction/job-session.js";
 import { sessionKey } from "../../src/session/key.js";
-import { prefixSessionKey } from "../../src/session/prefix-key.js";
+import { prefixSessionKey, SESSION_WINDOW } from "../../src/session/prefix-key.js";
 import { agentBodies, hasSharedCorpus, readShared } from "../support/shared-corpus.js";
 
 /** The session key of a body read only up to its first SESSION_WINDOW characters. */

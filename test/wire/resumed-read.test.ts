@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ReadMemo } from "../../src/compact/read-memo.js";
 import { resumeScan, scanBody } from "../../src/wire/json-scan.js";
 import { wireShape } from "../../src/wire/registry.js";
+import { parseResumed } from "../../src/wire/resume-parse.js";
 import { readConversation } from "../../src/wire/transcript.js";
 import type { Provider } from "../../src/wire/types.js";
 
@@ -27,12 +28,22 @@ function bothReads(provider: Provider, prior: string, text: string) {
     priorScan,
     classify,
   );
-  memo.remember("s", provider, { text: prior, scan: priorScan, read: priorRead, digests: [] });
+  const conversation = shape.scan.conversation;
+  memo.remember("s", {
+    text: prior,
+    shape: provider,
+    conversation,
+    messages: priorBody[conversation] as unknown[],
+    scan: priorScan,
+    read: priorRead,
+    digests: [],
+  });
   const body = JSON.parse(text) as Record<string, unknown>;
-  const messages = body[shape.scan.conversation] as unknown[];
+  const messages = body[conversation] as unknown[];
   const whole = scanBody(text, shape.scan);
   const fresh = whole && readConversation(shape, messages, whole, classify);
-  const recalled = memo.recall("s", provider, text);
+  const recalled = memo.recall("s", text);
+  const parsed = recalled && parseResumed(text, recalled.prior, recalled.shared);
   const scan = recalled && resumeScan(text, shape.scan, recalled.prior.scan, recalled.shared);
   const resumed =
     scan &&
@@ -41,13 +52,14 @@ function bothReads(provider: Provider, prior: string, text: string) {
       read: recalled.prior.read,
       shared: recalled.shared,
     });
-  return { whole, fresh, scan, resumed, shared: recalled?.shared ?? 0 };
+  return { body, parsed, whole, fresh, scan, resumed, shared: recalled?.shared ?? 0 };
 }
 
 function expectSame(provider: Provider, prior: string, text: string, least = 0) {
-  const { whole, fresh, scan, resumed, shared } = bothReads(provider, prior, text);
+  const { body, parsed, whole, fresh, scan, resumed, shared } = bothReads(provider, prior, text);
   expect(shared).toBeGreaterThanOrEqual(least);
   if (shared === 0) return;
+  expect(parsed).toEqual(body);
   expect(scan).toEqual(whole);
   expect(resumed?.transcript).toEqual(fresh?.transcript);
   expect(resumed?.found).toEqual(fresh?.found);
@@ -126,6 +138,52 @@ const tailOf = (extra: { tail?: string | undefined }) =>
   extra.tail ? { metadata: { note: extra.tail } } : {};
 
 const PROVIDERS: readonly Provider[] = ["anthropic", "openai", "responses"];
+
+describe("a body parsed from its shared messages on is the body JSON.parse gives", () => {
+  const prior = JSON.stringify({
+    model: "m",
+    messages: [
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ],
+  });
+  const before = (text: string) => {
+    const memo = new ReadMemo(1 << 20);
+    const scan = scanBody(prior);
+    if (!scan) throw new Error("prior is not an object");
+    const messages = (JSON.parse(prior) as { messages: unknown[] }).messages;
+    memo.remember("s", {
+      text: prior,
+      shape: "openai",
+      conversation: "messages",
+      messages,
+      scan,
+      read: readConversation(wireShape("openai"), messages, scan, classify),
+      digests: [],
+    });
+    return memo.recall("s", text);
+  };
+
+  it.each([
+    ["a trailing comma", `${prior.slice(0, -2)},]}`],
+    ["no comma before the next element", `${prior.slice(0, -2)} {"role":"user","content":"c"}]}`],
+    ["a broken rest", `${prior.slice(0, -2)},{"role":]}`],
+  ])("text that is not JSON (%s) is left to a whole parse", (_, text) => {
+    expect(() => JSON.parse(text)).toThrow();
+    const recalled = before(text);
+    expect(recalled?.shared).toBeGreaterThan(0);
+    if (recalled) expect(parseResumed(text, recalled.prior, recalled.shared)).toBeUndefined();
+  });
+
+  it("shares the shared elements themselves, and parses the new ones", () => {
+    const text = `${prior.slice(0, -2)},{"role":"user","content":"c"}], "n": 1}`;
+    const recalled = before(text);
+    const parsed = recalled && parseResumed(text, recalled.prior, recalled.shared);
+    expect(parsed).toEqual(JSON.parse(text));
+    const messages = parsed?.messages as unknown[];
+    expect(messages[0]).toBe(recalled?.prior.messages[0]);
+  });
+});
 
 describe("a read resumed at the shared messages is a whole read", () => {
   it.each(PROVIDERS)("%s: a turn that appends messages", (provider) => {
