@@ -109,7 +109,7 @@ export const descriptions: Readonly<Record<string, string>> = {
   "upstream.max_expand_buffer_bytes":
     "Bytes of an upstream response the proxy holds back to see whether it calls the expand tool; beyond them (or past `first_byte_timeout_ms` for the round) the client gets what arrived and the rest as it comes, and the loop stops.",
   "limits.memo_bytes":
-    "Memory for the in-process memos (token counts, content ids, component results) that make a re-sent history cheap; with `store.max_bytes` it bounds what the process holds.",
+    "Memory for the in-process memos (token counts, content ids, component results, each session's last request as read) that make a re-sent history cheap; with `store.max_bytes` it bounds what the process holds (per thread).",
   "limits.body_bytes": "Largest request body; over it `413`.",
   "limits.compact_timeout_ms":
     "Deadline for one compaction, whatever thread it runs on; past it /compact answers the original body and the proxy forwards it.",

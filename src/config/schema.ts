@@ -178,8 +178,9 @@ export const limitsSchema = z
   .strictObject({
     body_bytes: positive.default(32 * 1024 * 1024),
     /**
-     * Memory for the in-process memos (token counts, content ids, component results) that make a
-     * re-sent history cheap; with the store's max_bytes it bounds what the process holds.
+     * Memory for the in-process memos (token counts, content ids, component results, each
+     * session's last request as read) that make a re-sent history cheap; with the store's
+     * max_bytes it bounds what the process holds.
      */
     memo_bytes: positive.default(64 * 1024 * 1024),
     /** Deadline for a whole /compact run; past it the original body is returned. */
