@@ -2,6 +2,7 @@ import type { RunResult } from "../pipeline/run.js";
 import { applyEdits, type Edit } from "../wire/edit.js";
 import { hasUnusualEscape } from "../wire/json-string.js";
 import { replaceMessagesEdit } from "../wire/replace-messages.js";
+import type { Slot } from "../wire/types.js";
 import type { Passthrough } from "./options.js";
 import type { ParsedRequest, Written } from "./turn.js";
 
@@ -25,21 +26,17 @@ export function writeBack(request: ParsedRequest, run: RunResult): Written | { b
       if (next === undefined || next === slot.text) continue;
       const { span } = slot;
       // The scanner and JSON.parse must agree on what stands there before a byte is replaced.
-      // A literal without an escape JSON.stringify would not write is spelled exactly as it
-      // writes its value, so it needs no second look.
       const raw = text.slice(span.start, span.end);
       if (slot.literal === "string") {
-        if (raw.length < slot.text.length + 2) return { bail: "ambiguous_keys" };
-        if (hasUnusualEscape(raw)) {
-          if (JSON.parse(raw) !== slot.text) return { bail: "ambiguous_keys" };
-          // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
-          // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
-          if (raw !== JSON.stringify(slot.text)) {
-            const textId = hash(slot.text);
-            const known = spellings.get(textId);
-            if (known) known.messages.add(slot.messageIndex);
-            else spellings.set(textId, { raw, messages: new Set([slot.messageIndex]) });
-          }
+        const spelled = spellingOf(slot, raw);
+        if (spelled === "unlike") return { bail: "ambiguous_keys" };
+        // A literal spelled with escapes JSON.stringify would not write (`\u003c`, `\u00e9`,
+        // `\/`) is kept as written, so /rehydrate gives back the exact bytes.
+        if (spelled === "own") {
+          const textId = hash(slot.text);
+          const known = spellings.get(textId);
+          if (known) known.messages.add(slot.messageIndex);
+          else spellings.set(textId, { raw, messages: new Set([slot.messageIndex]) });
         }
         changedLiterals.push({ text: slot.text, raw });
       } else if (raw !== slot.text) return { bail: "ambiguous_keys" };
@@ -84,3 +81,28 @@ export function writeBack(request: ParsedRequest, run: RunResult): Written | { b
     messageEdits,
   };
 }
+
+/**
+ * How a string slot's literal `raw` spells its text: as JSON.stringify writes it (`plain`), with
+ * escapes JSON.stringify would not write (`own`: kept as written), or not as JSON.parse reads it
+ * (`unlike`: the scanner and the parse disagree). A literal without an escape JSON.stringify
+ * would not write is spelled exactly as it writes its value, so it needs no second look. Read
+ * once a slot: a slot of bytes a later request re-sends is the same slot (compact/read-memo.ts),
+ * so its literal is not read again.
+ */
+function spellingOf(slot: Slot, raw: string): Spelling {
+  const known = slotSpellings.get(slot);
+  if (known !== undefined) return known;
+  let spelled: Spelling = "plain";
+  if (raw.length < slot.text.length + 2) spelled = "unlike";
+  else if (hasUnusualEscape(raw)) {
+    if (JSON.parse(raw) !== slot.text) spelled = "unlike";
+    else if (raw !== JSON.stringify(slot.text)) spelled = "own";
+  }
+  slotSpellings.set(slot, spelled);
+  return spelled;
+}
+
+type Spelling = "plain" | "own" | "unlike";
+/** Each slot's spelling, for as long as the slot is held. */
+const slotSpellings = new WeakMap<Slot, Spelling>();

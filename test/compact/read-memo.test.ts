@@ -162,4 +162,39 @@ describe("a warm turn reads only its new messages", () => {
       answerOf(await make().compact(turns[3] as string, { session: "s" })),
     );
   });
+
+  it("keeps the spelling of a literal written with escapes JSON.stringify would not write", async () => {
+    // `\u00e9` where JSON.stringify writes `é`: each turn's body spells its outputs so.
+    const spelled = (count: number) =>
+      turnsBody(count).replaceAll("compiled", "compil\\u00e9d").replaceAll("/", "\\/");
+    const turns = [2, 3, 4].map(spelled);
+    expect(JSON.parse(turns[0] as string)).toBeTruthy();
+    const store = createStore(config.store);
+    const remembering = new Compactor({
+      config,
+      store,
+      registry: components,
+      hashKey: HASH_KEY,
+      clock: () => 1_000_000,
+    });
+    const remembered: string[] = [];
+    for (const text of turns)
+      remembered.push((await remembering.compact(text, { session: "s" })).text);
+    const otherStore = createStore(config.store);
+    const forgotten: string[] = [];
+    for (const text of turns) {
+      // A new compactor every turn: nothing read before, the same store.
+      const fresh = new Compactor({
+        config,
+        store: otherStore,
+        registry: components,
+        hashKey: HASH_KEY,
+        clock: () => 1_000_000,
+      });
+      forgotten.push((await fresh.compact(text, { session: "s" })).text);
+    }
+    expect(remembered).toEqual(forgotten);
+    // The outputs left as they came keep their bytes as written.
+    expect(remembered.at(-1)).toContain("compil\\u00e9d");
+  });
 });
