@@ -7,7 +7,7 @@ import type { Decision } from "../session/ledger.js";
 import type { Transcript } from "../wire/transcript.js";
 import type { SlotKind } from "../wire/types.js";
 import type { HeadEstimate } from "./break-decision.js";
-import { type Clearance, reachBackClearance } from "./reach-back-estimate.js";
+import { type Clearance, type Replacements, reachBackClearance } from "./reach-back-estimate.js";
 
 /** Tokens a mask placeholder (peek, marker, hint) is taken to cost. */
 export const MASK_PLACEHOLDER_TOKENS = 40;
@@ -70,6 +70,8 @@ export interface EstimateRequest {
   readonly received: readonly number[];
   /** Tokens a character of the body costs (tokensPerChar). */
   readonly perChar: number;
+  /** Replacements found before for texts a component reduces alone (reach-back-estimate.ts). */
+  readonly replacements?: Replacements | undefined;
 }
 
 /**

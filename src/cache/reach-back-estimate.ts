@@ -2,6 +2,7 @@ import { isExcluded } from "../config/excluded-tools.js";
 import type { ComponentName, Config } from "../config/schema.js";
 import { EXPAND_HINT, markerFor } from "../expand/markers.js";
 import type { Registry } from "../pipeline/run.js";
+import { SizedMemo } from "../pipeline/sized-memo.js";
 import type { TokenCounter } from "../pipeline/tokens.js";
 import type { ComponentContext, RequestComponent } from "../pipeline/types.js";
 import type { Decision } from "../session/ledger.js";
@@ -10,6 +11,34 @@ import type { SlotKind, ToolOutput } from "../wire/types.js";
 
 /** A marker as long as any the compactor writes: what a reduction's marker costs is counted. */
 const ESTIMATE_MARKER = markerFor("0".repeat(16));
+
+/** What a component's reduce gave for a text it leaves as it is. */
+const NONE = "\u0000";
+
+/**
+ * The replacements the estimate found for the texts of components that reduce a text alone
+ * (`reducesText`: mask_calls, failed_run), by component and text: a warm turn's estimate asks
+ * again about every slot of its history, and each is the same as the turn before. An
+ * optimisation: a miss runs the component's reduce, which gives the same text.
+ */
+export class Replacements {
+  readonly #byComponent = new Map<ComponentName, SizedMemo<string>>();
+
+  /** `maxChars`: characters of texts and replacements held, shared by the components. */
+  constructor(private readonly maxChars: number) {}
+
+  of(name: ComponentName): SizedMemo<string> {
+    let memo = this.#byComponent.get(name);
+    if (memo === undefined) {
+      memo = new SizedMemo<string>(
+        Math.floor(this.maxChars / 2),
+        (key, value) => key.length + value.length + 16,
+      );
+      this.#byComponent.set(name, memo);
+    }
+    return memo;
+  }
+}
 
 /** What one component would clear on a re-decision of the head: tokens, and where it starts. */
 export interface Clearance {
@@ -33,6 +62,8 @@ export function reachBackClearance(
     readonly config: Config;
     readonly registry: Registry;
     readonly tokens: TokenCounter;
+    /** What the components that reduce a text alone replaced it with before, by text. */
+    readonly replacements?: Replacements | undefined;
   },
   warm: {
     readonly texts: Readonly<Record<SlotKind, readonly string[]>>;
@@ -74,12 +105,17 @@ export function reachBackClearance(
   // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
   const picked = typed.select(options as any, context);
   if (picked instanceof Promise) return { cleared: 0 };
+  const replacements = typed.reducesText ? request.replacements?.of(name) : undefined;
   for (const { index } of picked) {
     const output = outputs[index];
     if (output === undefined || !context.mayChange(index)) continue;
-    // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
-    const text = typed.reduce(output, options as any, context);
-    if (text === undefined) continue;
+    let text = replacements?.get(output.text);
+    if (text === undefined) {
+      // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+      text = typed.reduce(output, options as any, context) ?? NONE;
+      replacements?.set(output.text, text);
+    }
+    if (text === NONE) continue;
     const saved = tokens.estimate(output.text) - tokens.estimate(text);
     if (saved <= 0) continue;
     cleared += saved;

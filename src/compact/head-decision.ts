@@ -50,6 +50,7 @@ export async function decideHead(
       tokens: request.tokens,
       received: request.slotTokens.output,
       perChar,
+      replacements: memos.replacements,
     },
     {
       texts: warm.run.texts,

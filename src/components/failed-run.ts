@@ -16,6 +16,7 @@ export const failedRun = {
   kind: "offload",
   scope: "request",
   reachesBack: true,
+  reducesText: true,
   bounds: false,
   readsLines: false,
   select(options, context) {

@@ -27,6 +27,7 @@ export const maskCalls = {
   scope: "request",
   slots: "call",
   reachesBack: true,
+  reducesText: true,
   bounds: false,
   readsLines: false,
   select(options, context) {

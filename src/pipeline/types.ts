@@ -132,6 +132,12 @@ export interface Selection {
  */
 export interface RequestComponent<N extends ComponentName> extends ComponentBase<N> {
   readonly scope: "request";
+  /**
+   * True when its `reduce` reads only the slot's text (with its options and the marker it is
+   * given), whatever else the request holds: a replacement is then the same wherever the text
+   * stands, and what it saves is remembered by text (cache/reach-back-estimate.ts). Absent: false.
+   */
+  readonly reducesText?: boolean;
   select(
     options: OptionsOf<N>,
     context: ComponentContext,

@@ -6,8 +6,11 @@ import {
   MASK_PLACEHOLDER_TOKENS,
   tokensPerChar,
 } from "../../src/cache/head-estimate.js";
+import { Replacements } from "../../src/cache/reach-back-estimate.js";
+import { maskCalls } from "../../src/components/mask-calls.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
+import type { Registry } from "../../src/pipeline/run.js";
 import { TokenCounter } from "../../src/pipeline/tokens.js";
 import { internDecision } from "../../src/session/ledger.js";
 import { scanBody } from "../../src/wire/json-scan.js";
@@ -243,5 +246,55 @@ describe("the most a re-decision could clear (§4a)", () => {
     const most = clearableAtMost({ output: outputTokens(transcript), call: [] }, none);
     expect(head.cleared).toBeGreaterThan(0);
     expect(head.cleared).toBeLessThanOrEqual(most);
+  });
+});
+
+describe("the estimate's replacements, remembered by text (cache/reach-back-estimate.ts)", () => {
+  const texts = received.slice();
+  const transcript = transcriptOf(conversation(texts, edit));
+  const warmText = conversation(texts, edit);
+  const counted = { calls: 0 };
+  // mask_calls as registered, its reduce counted.
+  const counting: typeof maskCalls = {
+    ...maskCalls,
+    reduce(call, options, context) {
+      counted.calls++;
+      return maskCalls.reduce(call, options, context);
+    },
+  };
+  const registry: Registry = { ...components, mask_calls: counting };
+  const estimate = (replacements: Replacements | undefined) =>
+    estimateHead(
+      {
+        transcript,
+        names: ["mask_calls"],
+        config: parseConfig({ components: { mask_calls: { keep_recent: 1, min_tokens: 50 } } }),
+        registry,
+        tokens,
+        received: outputTokens(transcript),
+        perChar: tokensPerChar(transcript, messageTokens(transcript)),
+        replacements,
+      },
+      {
+        texts: { output: texts, call: transcript.slots.call.map((slot) => slot.text) },
+        decisions: {
+          output: texts.map(() => internDecision([])),
+          call: transcript.slots.call.map(() => internDecision([])),
+        },
+        tokens: messageTokens(transcript),
+        length: warmText.length,
+      },
+    );
+
+  it("gives what the component gives, and asks it once a text", () => {
+    const without = estimate(undefined);
+    expect(without.cleared).toBeGreaterThan(0);
+    const replacements = new Replacements(1 << 20);
+    counted.calls = 0;
+    expect(estimate(replacements)).toEqual(without);
+    const asked = counted.calls;
+    expect(asked).toBeGreaterThan(0);
+    expect(estimate(replacements)).toEqual(without);
+    expect(counted.calls).toBe(asked);
   });
 });
