@@ -1,7 +1,7 @@
 import type { ComponentName, Config, MarkerMode } from "../config/schema.js";
 import type { Bound } from "./bound.js";
 import { guardChanges, guardOf } from "./guards.js";
-import { reduceOutput } from "./reduce-output.js";
+import { reduceOutput, reduceText } from "./reduce-output.js";
 import type { ComponentReport } from "./report.js";
 import type { PipelineDeps } from "./run.js";
 import type { SlotLane } from "./slot-state.js";
@@ -82,8 +82,10 @@ async function proposeChanges(
     for (const { index, refersTo } of selections) {
       const output = context.outputs[index];
       if (!output || !context.mayChange(index)) continue;
-      // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
-      const text = component.reduce(output, options as any, context);
+      const text = component.reducesText
+        ? await reduceText(deps, component, options, mode, context, pending, output)
+        : // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+          component.reduce(output, options as any, context);
       if (text !== undefined && text !== output.text) changes.push({ index, text, refersTo });
     }
     return changes;

@@ -11,7 +11,7 @@ import type { Component, ComponentContext } from "./types.js";
  * mode, text, call): such a result is a pure function of those. The memo also keeps what the
  * result asked to stash, so a hit hands the same stashes to `pending`.
  */
-export async function reduceOutput(
+export function reduceOutput(
   deps: PipelineDeps,
   component: Extract<Component, { scope: "output" }>,
   options: Config["components"][ComponentName],
@@ -20,24 +20,60 @@ export async function reduceOutput(
   pending: Map<string, string>,
   output: ToolOutput,
 ): Promise<string | undefined> {
-  const table = `${component.name}\u0000${mode}`;
-  const callKey = callKeyOf(output);
-  const known = deps.memo.get(table, output.text, callKey);
+  // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+  const run = () => component.reduce(output, options as any, context);
+  return memoised(
+    deps,
+    `${component.name}\u0000${mode}`,
+    output.text,
+    callKeyOf(output),
+    pending,
+    run,
+  );
+}
+
+/**
+ * The replacement a request-scoped component that reduces a text alone (`reducesText`) gives a
+ * slot, memoised across requests by (component, mode, text) as reduceOutput memoises an output
+ * component's: a replay asks it again about every slot it decided, and each answer is the last.
+ */
+export function reduceText(
+  deps: PipelineDeps,
+  component: Extract<Component, { scope: "request" }>,
+  options: Config["components"][ComponentName],
+  mode: MarkerMode,
+  context: ComponentContext,
+  pending: Map<string, string>,
+  slot: ToolOutput,
+): Promise<string | undefined> {
+  // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+  const run = () => component.reduce(slot, options as any, context);
+  return memoised(deps, `${component.name}\u0000${mode}`, slot.text, "", pending, run);
+}
+
+async function memoised(
+  deps: PipelineDeps,
+  table: string,
+  text: string,
+  callKey: string,
+  pending: Map<string, string>,
+  run: () => string | undefined | Promise<string | undefined>,
+): Promise<string | undefined> {
+  const known = deps.memo.get(table, text, callKey);
   if (known) {
     for (const { key, value } of known.stashes) pending.set(key, value);
     return known.text;
   }
-  // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
-  const text = await component.reduce(output, options as any, context);
+  const result = await run();
   // What the result's markers stand for, however `pending` came to hold it (another output of
   // this run may have asked for the same original first).
   const stashes: StashEntry[] = [];
-  for (const key of new Set(text === undefined ? [] : markerIds(text))) {
+  for (const key of new Set(result === undefined ? [] : markerIds(result))) {
     const value = pending.get(key);
     if (value !== undefined) stashes.push({ key, value });
   }
-  deps.memo.set(table, output.text, callKey, { text, stashes });
-  return text;
+  deps.memo.set(table, text, callKey, { text: result, stashes });
+  return result;
 }
 
 /**

@@ -4,7 +4,7 @@ import { Bound } from "./bound.js";
 import { componentContext, currentOutput, currentOutputs } from "./context.js";
 import { guardChanges, guardOf } from "./guards.js";
 
-import { reduceOutput } from "./reduce-output.js";
+import { reduceOutput, reduceText } from "./reduce-output.js";
 import type { ReportEntries } from "./report-entries.js";
 import type { PipelineDeps, RunRequest } from "./run.js";
 import type { SlotLane } from "./slot-state.js";
@@ -53,8 +53,10 @@ export async function replay(
       const text =
         component.scope === "output"
           ? await reduceOutput(deps, component, options, entry.mode, context, pending, output)
-          : // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
-            component.reduce(output, options as any, context);
+          : component.reducesText
+            ? await reduceText(deps, component, options, entry.mode, context, pending, output)
+            : // biome-ignore lint/suspicious/noExplicitAny: options are the component's own, by registry key
+              component.reduce(output, options as any, context);
       if (text === undefined || text === output.text) break;
       // An offload the bound took further in the same run is replayed as that composition.
       const next = decision[step + 1];
