@@ -147,7 +147,7 @@ describe("a body parsed from its shared messages on is the body JSON.parse gives
       { role: "assistant", content: "b" },
     ],
   });
-  const before = (text: string) => {
+  const recalledFor = (text: string) => {
     const memo = new ReadMemo(1 << 20);
     const scan = scanBody(prior);
     if (!scan) throw new Error("prior is not an object");
@@ -170,14 +170,14 @@ describe("a body parsed from its shared messages on is the body JSON.parse gives
     ["a broken rest", `${prior.slice(0, -2)},{"role":]}`],
   ])("text that is not JSON (%s) is left to a whole parse", (_, text) => {
     expect(() => JSON.parse(text)).toThrow();
-    const recalled = before(text);
+    const recalled = recalledFor(text);
     expect(recalled?.shared).toBeGreaterThan(0);
     if (recalled) expect(parseResumed(text, recalled.prior, recalled.shared)).toBeUndefined();
   });
 
   it("shares the shared elements themselves, and parses the new ones", () => {
     const text = `${prior.slice(0, -2)},{"role":"user","content":"c"}], "n": 1}`;
-    const recalled = before(text);
+    const recalled = recalledFor(text);
     const parsed = recalled && parseResumed(text, recalled.prior, recalled.shared);
     expect(parsed).toEqual(JSON.parse(text));
     const messages = parsed?.messages as unknown[];
