@@ -69,6 +69,7 @@ export async function decide(
       tokens: request.tokens,
       memo: memos.outputs,
       hash: request.hash,
+      replays: memos.replays,
       // Originals are stashed only with full markers (reformat records included).
       stage:
         persists && config.marker_mode === "full" && store.stage && !options.dryRun

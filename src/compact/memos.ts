@@ -4,6 +4,7 @@ import { ContentClasses } from "../content/classify.js";
 import { contentHasher } from "../expand/markers.js";
 import { memoiseHash } from "../pipeline/hash-memo.js";
 import { OutputMemo } from "../pipeline/output-memo.js";
+import { ReplayTraces } from "../pipeline/replay-trace.js";
 import { TokenCounter } from "../pipeline/tokens.js";
 import { ChainMemo } from "../session/chain.js";
 import { ReadMemo } from "./read-memo.js";
@@ -11,10 +12,11 @@ import { StashMemo } from "./stash-memo.js";
 
 /**
  * What a compactor remembers in its own memory to make a re-sent history cheap: token counts,
- * component results, content ids, content classes, conversation chains, re-decisions, the
- * estimate's replacements, each session's last request as read, the originals it put to the
- * store lately. Each is an optimisation, never a source of truth (a miss recomputes the same
- * answer, or puts the same original again), and together they share `limits.memo_bytes`.
+ * component results, content ids, content classes, conversation chains, re-decisions, each
+ * slot's replay, the estimate's replacements, each session's last request as read, the
+ * originals it put to the store lately. Each is an optimisation, never a source of truth (a miss
+ * recomputes the same answer, or puts the same original again), and together they share
+ * `limits.memo_bytes` (a slot's replay lives as long as the read that holds the slot).
  */
 export class CompactorMemos {
   readonly tokens: TokenCounter;
@@ -26,6 +28,8 @@ export class CompactorMemos {
   /** Texts longer than this are more than the shared id memo keeps. */
   readonly longChars: number;
   readonly chains: ChainMemo;
+  /** What replaying each slot did, held while the slot is (pipeline/replay-trace.ts). */
+  readonly replays = new ReplayTraces();
   /** What the head estimate found components that reduce a text alone replace it with. */
   readonly replacements: Replacements;
   /** Each session's last request as read: a warm turn scans and reads only its new messages. */

@@ -79,7 +79,20 @@ export class ReadMemo {
     return low === 0 ? undefined : { prior, shared: low };
   }
 
+  /**
+   * Holds `read` as the session's last. Its conversation's elements become a later request's
+   * own (resume-parse.ts), so they are frozen here, each new one once: a step that changed one
+   * would change a later request it was never given.
+   */
   remember(session: string, read: Read): void {
+    for (const element of read.messages) freeze(element);
     this.#reads.set(session, read);
   }
+}
+
+/** Freezes a parsed JSON value throughout; one frozen already was frozen so throughout. */
+function freeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const member of Object.values(value)) freeze(member);
 }

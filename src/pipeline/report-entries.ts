@@ -39,7 +39,8 @@ export function effectiveMode(mode: MarkerMode, expandable: boolean): MarkerMode
 }
 
 /** The effective marker mode of component `name` on this request. */
-function modeOf(request: RunRequest, name: ComponentName): MarkerMode {
+/** The mode component `name` writes its markers in for `request`. */
+export function modeOf(request: RunRequest, name: ComponentName): MarkerMode {
   if (request.oneWay?.all) return "summary";
   const mode = request.config.components[name].marker_mode ?? request.config.marker_mode;
   return effectiveMode(mode, request.persists && request.expandable);

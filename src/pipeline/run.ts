@@ -13,6 +13,7 @@ import { cutOneWay, type OneWay } from "./one-way.js";
 import type { OutputMemo } from "./output-memo.js";
 import { changeOutputs } from "./output-step.js";
 import { replay } from "./replay.js";
+import type { ReplayTraces } from "./replay-trace.js";
 import type { RunReport } from "./report.js";
 import { ReportEntries } from "./report-entries.js";
 import { Revert, recordRevert } from "./revert.js";
@@ -34,6 +35,8 @@ export interface PipelineDeps {
    * `id`, the marker id it is stashed under, for an offload's original).
    */
   readonly stage?: ((value: string, id?: string) => void) | undefined;
+  /** What replaying each slot did, so a slot a later request re-sends is not replayed again. */
+  readonly replays?: ReplayTraces | undefined;
 }
 
 export interface RunRequest {
@@ -141,7 +144,9 @@ async function runOnce(
   let replayed = 0;
   for (const lane of Object.values(lanes)) {
     const free = (index: number) => !heldIn(lane).has(index);
-    replayed += await replay(deps, request, lane, entries, free);
+    // A pass that holds outputs apart replays in full (replay-trace.ts).
+    const traces = held.size === 0 ? deps.replays : undefined;
+    replayed += await replay(deps, request, lane, entries, free, traces);
   }
   const gateOf = componentGates(deps, request);
   const eligibleFor = eligibility(deps, request, (lane) => heldIn(lane));

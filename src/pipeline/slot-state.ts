@@ -91,6 +91,13 @@ export class SlotLane {
     }));
   }
 
+  #observer: ((index: number, text: string, change: SlotChange) => void) | undefined;
+
+  /** Tells `observer` of every change applied from now on (undefined: no one). */
+  observe(observer: ((index: number, text: string, change: SlotChange) => void) | undefined): void {
+    this.#observer = observer;
+  }
+
   /** The state of slot `index` (one the lane holds). */
   at(index: number): SlotState {
     return this.states[index] as SlotState;
@@ -103,6 +110,7 @@ export class SlotLane {
    * received.
    */
   apply(index: number, text: string, change: SlotChange): void {
+    this.#observer?.(index, text, change);
     const state = this.at(index);
     const { book } = this;
     const before = state.current;

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { replayTurns } from "../../bench/turns.js";
-import { Compactor } from "../../src/compact/compactor.js";
+import { Compactor, type CompactResult } from "../../src/compact/compactor.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { ConfigInput } from "../../src/config/schema.js";
@@ -39,7 +39,7 @@ async function replay(
   turns: readonly string[],
   config: ConfigInput,
   restartAt: (turn: number) => boolean = () => false,
-): Promise<{ texts: string[]; store: Store }> {
+): Promise<{ texts: string[]; answers: unknown[]; store: Store }> {
   const parsed = parseConfig(config);
   const store: Store = createStore(parsed.store);
   let now = 1_000_000;
@@ -53,12 +53,28 @@ async function replay(
     });
   let compactor = fresh();
   const out: string[] = [];
+  const answers: unknown[] = [];
   for (const [index, text] of turns.entries()) {
     if (index > 0 && restartAt(index)) compactor = fresh();
-    out.push((await compactor.compact(text, { session: "memo" })).text);
+    const result = await compactor.compact(text, { session: "memo" });
+    out.push(result.text);
+    answers.push(answerOf(result));
     now += TURN_SPACING_MS;
   }
-  return { texts: out, store };
+  return { texts: out, answers, store };
+}
+
+/** What an answer says beside its bytes: markers, tokens, replays, each component's report. */
+function answerOf(result: CompactResult) {
+  return {
+    markers: result.markers,
+    markerIds: result.markerIds,
+    tokensAfter: result.tokensAfter,
+    cache: result.cache,
+    replayed: result.replayed,
+    // Durations are the clock's.
+    components: result.report?.components.map(({ durationMs: _, ...entry }) => entry),
+  };
 }
 
 /** Marker ids of the returned bodies the store cannot give back. */
@@ -80,6 +96,8 @@ describe.skipIf(!hasSharedCorpus)("memo hits and misses give the same bytes (§4
       const held = await replay(turns, {});
       const starved = await replay(turns, { limits: { memo_bytes: 1024 } });
       expect(starved.texts).toEqual(held.texts);
+      // Replays taken as they went (pipeline/replay-trace.ts) report what running them reports.
+      expect(starved.answers).toEqual(held.answers);
       expect(held.texts.some((text) => markerIds(text).length > 0)).toBe(true);
       expect(await unresolved(starved.texts, starved.store)).toEqual([]);
     },

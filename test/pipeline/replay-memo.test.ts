@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Compactor } from "../../src/compact/compactor.js";
+import { mask } from "../../src/components/mask.js";
 import { maskCalls } from "../../src/components/mask-calls.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
@@ -69,5 +70,61 @@ describe("replays of a component that reduces a text alone", () => {
     expect(asked.size).toBeGreaterThan(0);
     for (const times of asked.values()) expect(times).toBe(1);
     expect(remembered).toEqual(await session(components, "each turn"));
+  });
+});
+
+/** Turn `count` of a session of Bash calls, each answered by a long build log. */
+function logTurn(count: number): string {
+  const messages: unknown[] = [{ role: "user", content: "Fix the build." }];
+  for (let index = 0; index < count; index++) {
+    const input = { command: `make target_${index}` };
+    const log = Array.from({ length: 60 }, (_, line) => `[${index}] compiled unit_${line}.o`);
+    messages.push({
+      role: "assistant",
+      content: [{ type: "tool_use", id: `toolu_${index}`, name: "Bash", input }],
+    });
+    messages.push({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: `toolu_${index}`, content: log.join("\n") }],
+    });
+  }
+  const tools = [{ name: "Bash", input_schema: { type: "object" } }];
+  return JSON.stringify({ model: "m", max_tokens: 9, system: "You fix builds.", messages, tools });
+}
+
+describe("replays taken as they went (pipeline/replay-trace.ts)", () => {
+  it("ask no component again about a slot a warm turn re-sends, and answer alike", async () => {
+    const asked = new Map<string, number>();
+    const counting: typeof mask = {
+      ...mask,
+      reduce(output, options, context) {
+        asked.set(output.text, (asked.get(output.text) ?? 0) + 1);
+        return mask.reduce(output, options, context);
+      },
+    };
+    const config = parseConfig({ pipeline: ["mask"], components: { mask: { keep_recent: 1 } } });
+    const run = async (registry: Registry, fresh: boolean) => {
+      const store = createStore(config.store);
+      let now = 1_000_000;
+      const make = () =>
+        new Compactor({ config, store, registry, hashKey: "replay-trace-key", clock: () => now });
+      let compactor = make();
+      const answers: unknown[] = [];
+      for (let count = 6; count <= 10; count++) {
+        if (fresh) compactor = make();
+        const options = count === 6 ? { session: "s", cache: "cold" as const } : { session: "s" };
+        const result = await compactor.compact(logTurn(count), options);
+        const components = result.report?.components.map(({ durationMs: _, ...entry }) => entry);
+        answers.push({ text: result.text, markers: result.markerIds, components });
+        now += 10_000;
+      }
+      return answers;
+    };
+    const remembered = await run({ ...components, mask: counting }, false);
+    expect(JSON.stringify(remembered.at(-1))).toContain("<<cg:");
+    // Each output mask hid on the cold turn: asked when decided and when first replayed.
+    expect(asked.size).toBeGreaterThan(0);
+    for (const times of asked.values()) expect(times).toBeLessThanOrEqual(2);
+    expect(remembered).toEqual(await run(components, true));
   });
 });
