@@ -3,6 +3,7 @@ import type { ComponentName, Config } from "../config/schema.js";
 import { expandAbility } from "../expand/inject.js";
 import type { OneWay } from "../pipeline/one-way.js";
 import { runPipeline } from "../pipeline/run.js";
+import { REQUEST_EXACT_CHARS } from "../pipeline/tokens.js";
 import { messagesView } from "../wire/message-views.js";
 import { toolsDecided } from "./expand-tool.js";
 import type { Passthrough } from "./options.js";
@@ -69,7 +70,9 @@ export async function decide(
       tokens: request.tokens,
       memo: memos.outputs,
       hash: request.hash,
-      replays: memos.replays,
+      // A body past the exact counts a request makes counts some texts by its own rate
+      // (pipeline/tokens.ts), so its guards are its own: it replays in full.
+      replays: request.text.length <= REQUEST_EXACT_CHARS ? memos.replays : undefined,
       // Originals are stashed only with full markers (reformat records included).
       stage:
         persists && config.marker_mode === "full" && store.stage && !options.dryRun
