@@ -49,7 +49,7 @@ export async function readHistory(
       text,
       shape: shape.name,
       conversation: shape.scan.conversation,
-      messages,
+      body,
       scan,
       read: request.read,
       digests,

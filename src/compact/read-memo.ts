@@ -5,11 +5,10 @@ import type { ParsedBefore } from "../wire/resume-parse.js";
 import type { ConversationRead } from "../wire/transcript.js";
 
 /**
- * What one request was read as: its text, its conversation's elements as parsed, the scan of
- * it, its transcript, its messages' digests.
+ * What one request was read as: its text, its body as parsed, the scan of it, its transcript,
+ * its messages' digests.
  */
 export interface Read extends ParsedBefore {
-  readonly text: string;
   /** The wire shape it was read as. */
   readonly shape: string;
   readonly scan: BodyScan;
@@ -80,12 +79,12 @@ export class ReadMemo {
   }
 
   /**
-   * Holds `read` as the session's last. Its conversation's elements become a later request's
-   * own (resume-parse.ts), so they are frozen here, each new one once: a step that changed one
-   * would change a later request it was never given.
+   * Holds `read` as the session's last. Its body's values become a later request's own
+   * (resume-parse.ts), so they are frozen here, each new one once: a step that changed one would
+   * change a later request it was never given.
    */
   remember(session: string, read: Read): void {
-    for (const element of read.messages) freeze(element);
+    freeze(read.body);
     this.#reads.set(session, read);
   }
 }

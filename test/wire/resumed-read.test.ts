@@ -33,7 +33,7 @@ function bothReads(provider: Provider, prior: string, text: string) {
     text: prior,
     shape: provider,
     conversation,
-    messages: priorBody[conversation] as unknown[],
+    body: priorBody,
     scan: priorScan,
     read: priorRead,
     digests: [],
@@ -151,12 +151,13 @@ describe("a body parsed from its shared messages on is the body JSON.parse gives
     const memo = new ReadMemo(1 << 20);
     const scan = scanBody(prior);
     if (!scan) throw new Error("prior is not an object");
-    const messages = (JSON.parse(prior) as { messages: unknown[] }).messages;
+    const body = JSON.parse(prior) as { messages: unknown[] };
+    const { messages } = body;
     memo.remember("s", {
       text: prior,
       shape: "openai",
       conversation: "messages",
-      messages,
+      body,
       scan,
       read: readConversation(wireShape("openai"), messages, scan, classify),
       digests: [],
@@ -175,13 +176,50 @@ describe("a body parsed from its shared messages on is the body JSON.parse gives
     if (recalled) expect(parseResumed(text, recalled.prior, recalled.shared)).toBeUndefined();
   });
 
+  it("takes the members after the conversation as they were when their bytes are", () => {
+    const withTools = (messages: string) =>
+      `{"model":"m","messages":[${messages}],"tools":[{"name":"Bash"}],"system":"s"}`;
+    const first = '{"role":"user","content":"a"}';
+    const memo = new ReadMemo(1 << 20);
+    const before = withTools(first);
+    const body = JSON.parse(before) as { messages: unknown[] };
+    const scan = scanBody(before);
+    if (!scan) throw new Error("not an object");
+    memo.remember("s", {
+      text: before,
+      shape: "openai",
+      conversation: "messages",
+      body,
+      scan,
+      read: readConversation(wireShape("openai"), body.messages, scan, classify),
+      digests: [],
+    });
+    for (const text of [
+      withTools(`${first},{"role":"assistant","content":"b"}`),
+      withTools(first),
+      `${withTools(`${first},{"role":"user","content":"c"}`).slice(0, -1)},"n":1}`,
+      `{"model":"m","messages":[${first},{"role":"user","content":"c"}]}`,
+    ]) {
+      const recalled = memo.recall("s", text);
+      expect(recalled?.shared).toBe(1);
+      const parsed = recalled && parseResumed(text, recalled.prior, recalled.shared);
+      expect(parsed).toEqual(JSON.parse(text));
+      expect(Object.keys(parsed ?? {})).toEqual(Object.keys(JSON.parse(text)));
+    }
+    const same = withTools(`${first},{"role":"assistant","content":"b"}`);
+    const recalled = memo.recall("s", same);
+    const parsed = recalled && parseResumed(same, recalled.prior, recalled.shared);
+    // The tools are the earlier body's own value.
+    expect(parsed?.tools).toBe((body as Record<string, unknown>).tools);
+  });
+
   it("shares the shared elements themselves, and parses the new ones", () => {
     const text = `${prior.slice(0, -2)},{"role":"user","content":"c"}], "n": 1}`;
     const recalled = recalledFor(text);
     const parsed = recalled && parseResumed(text, recalled.prior, recalled.shared);
     expect(parsed).toEqual(JSON.parse(text));
     const messages = parsed?.messages as unknown[];
-    expect(messages[0]).toBe(recalled?.prior.messages[0]);
+    expect(messages[0]).toBe((recalled?.prior.body.messages as unknown[])[0]);
   });
 });
 
