@@ -219,7 +219,8 @@ describe("a body parsed from its shared messages on is the body JSON.parse gives
     const parsed = recalled && parseResumed(text, recalled.prior, recalled.shared);
     expect(parsed).toEqual(JSON.parse(text));
     const messages = parsed?.messages as unknown[];
-    expect(messages[0]).toBe((recalled?.prior.body.messages as unknown[])[0]);
+    const before = recalled?.prior.body.messages as unknown[] | undefined;
+    expect(messages[0]).toBe(before?.[0]);
   });
 });
 
