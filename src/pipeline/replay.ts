@@ -4,7 +4,6 @@ import type { ToolOutput } from "../wire/types.js";
 import { Bound } from "./bound.js";
 import { componentContext, currentOutput, currentOutputs } from "./context.js";
 import { guardChanges, guardOf } from "./guards.js";
-
 import { reduceOutput, reduceText } from "./reduce-output.js";
 import { type ReplayTraces, repeatReplay, type SlotReplay } from "./replay-trace.js";
 import type { ReportEntries } from "./report-entries.js";
@@ -18,7 +17,8 @@ import type { Change, Component } from "./types.js";
  * diverged one). Each recorded component runs again on that slot alone, in the recorded order,
  * under the same guards: the one path every change takes (SlotLane.apply). A step that no
  * longer reproduces a change (its component or options went away) ends that slot's replay.
- * Returns how many slots were replayed.
+ * Given `traces`, a slot whose replay would go exactly as it went is taken as recorded
+ * (replay-trace.ts), and each slot replayed is recorded. Returns how many slots were replayed.
  */
 export async function replay(
   deps: PipelineDeps,
