@@ -1,3 +1,4 @@
+import { isRecord } from "./is-record.js";
 import type { BodyScan } from "./json-scan.js";
 import type { Span, ToolCall } from "./types.js";
 
@@ -94,8 +95,23 @@ export class StringCollector {
     if (text !== "") this.#goals.push({ messageIndex, text });
   }
 
+  /**
+   * Reads `items` from `from` on, each object one with its index (`visit`), and returns what was
+   * found, the messages before `from` included: the loop every shape's reader runs.
+   */
+  read(
+    items: readonly unknown[],
+    visit: (item: Record<string, unknown>, index: number) => void,
+  ): ConversationStrings {
+    for (let index = this.from; index < items.length; index++) {
+      const item = items[index];
+      if (isRecord(item)) visit(item, index);
+    }
+    return this.#found();
+  }
+
   /** What the reader found, the messages before `from` included. */
-  found(): ConversationStrings {
+  #found(): ConversationStrings {
     return {
       strings: this.strings,
       calls: this.calls,

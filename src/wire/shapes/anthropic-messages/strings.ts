@@ -20,9 +20,7 @@ export function anthropicStrings(
   soFar?: StringsSoFar,
 ): ConversationStrings {
   const collector = new StringCollector(scan, soFar);
-  for (let index = collector.from; index < messages.length; index++) {
-    const message = messages[index];
-    if (!isRecord(message)) continue;
+  return collector.read(messages, (message, index) => {
     const { role, content } = message;
     const add = (path: string, text: unknown) => collector.addMessageText(role, path, text, index);
     if (typeof content === "string") {
@@ -42,8 +40,7 @@ export function anthropicStrings(
       });
     }
     if (role === "user") collector.goal(contentText(content), index);
-  }
-  return collector.found();
+  });
 }
 
 function toolCall(block: Record<string, unknown>): ToolCall | undefined {

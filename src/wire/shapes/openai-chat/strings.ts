@@ -20,9 +20,7 @@ export function openaiStrings(
   soFar?: StringsSoFar,
 ): ConversationStrings {
   const collector = new StringCollector(scan, soFar);
-  for (let index = collector.from; index < messages.length; index++) {
-    const message = messages[index];
-    if (!isRecord(message)) continue;
+  return collector.read(messages, (message, index) => {
     const { role, content } = message;
     if (role === "assistant" && Array.isArray(message.tool_calls)) {
       message.tool_calls.forEach((call: unknown, callIndex: number) => {
@@ -54,8 +52,7 @@ export function openaiStrings(
       });
     }
     if (role === "user") collector.goal(contentText(content), index);
-  }
-  return collector.found();
+  });
 }
 
 function toolCall(call: unknown): ToolCall | undefined {

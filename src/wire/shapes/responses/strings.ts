@@ -23,13 +23,11 @@ export function responsesStrings(
   soFar?: StringsSoFar,
 ): ConversationStrings {
   const collector = new StringCollector(scan, soFar);
-  for (let index = collector.from; index < items.length; index++) {
-    const item = items[index];
-    if (!isRecord(item)) continue;
+  return collector.read(items, (item, index) => {
     const { type } = item;
     if (type === "function_call" || type === "custom_tool_call") {
       const call = toolCall(item);
-      if (!call) continue;
+      if (!call) return;
       collector.ask(call, index);
       const key = type === "function_call" ? "arguments" : "input";
       collector.addCall(`${index}/${key}`, item[key], index, call);
@@ -58,8 +56,7 @@ export function responsesStrings(
       }
       if (item.role === "user") collector.goal(itemText(item), index);
     }
-  }
-  return collector.found();
+  });
 }
 
 function toolCall(item: Record<string, unknown>): ToolCall | undefined {
