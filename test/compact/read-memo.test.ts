@@ -7,6 +7,7 @@ import type { CompactContext, ParsedRequest } from "../../src/compact/turn.js";
 import { components } from "../../src/components/registry.js";
 import { parseConfig } from "../../src/config/load.js";
 import { createStore } from "../../src/store/create.js";
+import type { Store } from "../../src/store/types.js";
 import { ANTHROPIC_TOOLS, logOutput } from "../support/bodies.js";
 
 /**
@@ -61,6 +62,32 @@ async function read(ctx: CompactContext, text: string): Promise<ParsedRequest> {
   if (!("transcript" in request)) throw new Error(`not compactable: ${request.passthrough}`);
   await readHistory(ctx, request);
   return request;
+}
+
+/**
+ * The bodies `turns` come back as from one compactor that remembers what it read, and from a new
+ * compactor every turn on a store of its own: nothing read before, the same history.
+ */
+async function bothWays(turns: readonly string[]) {
+  const make = (store: Store) =>
+    new Compactor({
+      config,
+      store,
+      registry: components,
+      hashKey: HASH_KEY,
+      clock: () => 1_000_000,
+    });
+  const store = createStore(config.store);
+  const remembering = make(store);
+  const remembered: string[] = [];
+  for (const text of turns)
+    remembered.push((await remembering.compact(text, { session: "s" })).text);
+  const otherStore = createStore(config.store);
+  const forgotten: string[] = [];
+  for (const text of turns) {
+    forgotten.push((await make(otherStore).compact(text, { session: "s" })).text);
+  }
+  return { remembered, forgotten, remembering, fresh: () => make(store) };
 }
 
 const answerOf = (result: CompactResult) => ({
@@ -131,35 +158,10 @@ describe("a warm turn reads only its new messages", () => {
 
   it("gives the bytes a compactor that never read the session gives", async () => {
     const turns = [2, 3, 4, 5].map((count) => turnsBody(count));
-    const store = createStore(config.store);
-    const make = () =>
-      new Compactor({
-        config,
-        store,
-        registry: components,
-        hashKey: HASH_KEY,
-        clock: () => 1_000_000,
-      });
-    const remembering = make();
-    const remembered: string[] = [];
-    for (const text of turns)
-      remembered.push((await remembering.compact(text, { session: "s" })).text);
-    const otherStore = createStore(config.store);
-    const forgotten: string[] = [];
-    for (const text of turns) {
-      // A new compactor every turn: nothing read before, the same store.
-      const fresh = new Compactor({
-        config,
-        store: otherStore,
-        registry: components,
-        hashKey: HASH_KEY,
-        clock: () => 1_000_000,
-      });
-      forgotten.push((await fresh.compact(text, { session: "s" })).text);
-    }
+    const { remembered, forgotten, remembering, fresh } = await bothWays(turns);
     expect(remembered).toEqual(forgotten);
     expect(answerOf(await remembering.compact(turns[3] as string, { session: "s" }))).toEqual(
-      answerOf(await make().compact(turns[3] as string, { session: "s" })),
+      answerOf(await fresh().compact(turns[3] as string, { session: "s" })),
     );
   });
 
@@ -169,30 +171,7 @@ describe("a warm turn reads only its new messages", () => {
       turnsBody(count).replaceAll("compiled", "compil\\u00e9d").replaceAll("/", "\\/");
     const turns = [2, 3, 4].map(spelled);
     expect(JSON.parse(turns[0] as string)).toBeTruthy();
-    const store = createStore(config.store);
-    const remembering = new Compactor({
-      config,
-      store,
-      registry: components,
-      hashKey: HASH_KEY,
-      clock: () => 1_000_000,
-    });
-    const remembered: string[] = [];
-    for (const text of turns)
-      remembered.push((await remembering.compact(text, { session: "s" })).text);
-    const otherStore = createStore(config.store);
-    const forgotten: string[] = [];
-    for (const text of turns) {
-      // A new compactor every turn: nothing read before, the same store.
-      const fresh = new Compactor({
-        config,
-        store: otherStore,
-        registry: components,
-        hashKey: HASH_KEY,
-        clock: () => 1_000_000,
-      });
-      forgotten.push((await fresh.compact(text, { session: "s" })).text);
-    }
+    const { remembered, forgotten } = await bothWays(turns);
     expect(remembered).toEqual(forgotten);
     // The outputs left as they came keep their bytes as written.
     expect(remembered.at(-1)).toContain("compil\\u00e9d");
